@@ -1,0 +1,163 @@
+/* access_model.c: sectors, lines, wavefronts and bank conflicts of one warp-wide access.
+ *
+ * Everything here is counting distinct things: distinct sectors and lines for global memory,
+ * distinct words per bank for shared memory. A warp has 32 lanes, so plain arrays and linear
+ * searches are all it takes.
+ */
+#include "access_model.h"
+
+#include <assert.h>
+#include <stdbool.h>
+
+/* The GPU only issues naturally aligned 1-, 2-, 4-, 8- and 16-byte accesses (anything else
+ * faults with "misaligned address"), so the model accepts nothing else either. Because of
+ * this, one lane never straddles a sector, a line or more than width/4 words. */
+static bool is_valid_width(unsigned width_bytes)
+{
+    return width_bytes == 1 || width_bytes == 2 || width_bytes == 4 || width_bytes == 8 ||
+           width_bytes == 16;
+}
+
+static bool lane_is_active(const ml_warp_access *access, unsigned lane)
+{
+    return (access->active_mask >> lane) & 1u;
+}
+
+/* Adds value to the set values[0..*count) unless it is already there. */
+static void add_distinct(uint64_t *values, unsigned *count, uint64_t value)
+{
+    for (unsigned i = 0; i < *count; i++) {
+        if (values[i] == value) {
+            return;
+        }
+    }
+    values[*count] = value;
+    (*count)++;
+}
+
+void ml_warp_access_strided(ml_warp_access *access, uint64_t base, int64_t stride_bytes,
+                            unsigned width_bytes, uint32_t active_mask)
+{
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
+        /* Unsigned arithmetic wraps, so a negative stride steps down from base as expected. */
+        access->address[lane] = base + (uint64_t)((int64_t)lane * stride_bytes);
+    }
+    access->active_mask = active_mask;
+    access->width_bytes = width_bytes;
+}
+
+ml_global_cost ml_model_global(const ml_warp_access *access)
+{
+    assert(is_valid_width(access->width_bytes));
+
+    uint64_t sectors[ML_WARP_SIZE];
+    uint64_t lines[ML_WARP_SIZE];
+    unsigned sector_count = 0;
+    unsigned line_count = 0;
+    unsigned active_lanes = 0;
+
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
+        if (!lane_is_active(access, lane)) {
+            continue;
+        }
+        uint64_t address = access->address[lane];
+        assert(address % access->width_bytes == 0);
+        add_distinct(sectors, &sector_count, address / ML_SECTOR_BYTES);
+        add_distinct(lines, &line_count, address / ML_LINE_BYTES);
+        active_lanes++;
+    }
+
+    ml_global_cost cost = {
+        .requests = active_lanes > 0 ? 1 : 0,
+        .sectors = sector_count,
+        .lines = line_count,
+        .requested_bytes = active_lanes * access->width_bytes,
+    };
+    return cost;
+}
+
+/* Wavefronts of one phase: lanes first_lane .. first_lane + lane_count - 1. Each bank delivers
+ * one word per wavefront, so the phase takes as many wavefronts as the busiest bank has
+ * distinct words. Returns 0 when no lane of the phase is active. */
+static unsigned phase_wavefronts(const ml_warp_access *access, unsigned first_lane,
+                                 unsigned lane_count)
+{
+    /* A phase moves at most 128 bytes: 32 words. */
+    uint64_t words[ML_WARP_SIZE];
+    unsigned word_count = 0;
+    unsigned words_per_lane = access->width_bytes >= ML_BANK_BYTES
+                                  ? access->width_bytes / ML_BANK_BYTES
+                                  : 1;
+
+    for (unsigned lane = first_lane; lane < first_lane + lane_count; lane++) {
+        if (!lane_is_active(access, lane)) {
+            continue;
+        }
+        uint64_t address = access->address[lane];
+        assert(address % access->width_bytes == 0);
+        /* Lanes reading the same word share it (broadcast), so only distinct words count. */
+        uint64_t first_word = address / ML_BANK_BYTES;
+        for (unsigned w = 0; w < words_per_lane; w++) {
+            add_distinct(words, &word_count, first_word + w);
+        }
+    }
+
+    unsigned words_in_bank[ML_SHARED_BANKS] = {0};
+    unsigned busiest_bank_words = 0;
+    for (unsigned i = 0; i < word_count; i++) {
+        unsigned bank = (unsigned)(words[i] % ML_SHARED_BANKS);
+        words_in_bank[bank]++;
+        if (words_in_bank[bank] > busiest_bank_words) {
+            busiest_bank_words = words_in_bank[bank];
+        }
+    }
+    return busiest_bank_words;
+}
+
+ml_shared_cost ml_model_shared(const ml_warp_access *access)
+{
+    assert(is_valid_width(access->width_bytes));
+
+    /* 8- and 16-byte accesses are split into phases of 128 bytes: 16 or 8 lanes each. */
+    unsigned lanes_per_phase = access->width_bytes <= ML_BANK_BYTES
+                                   ? ML_WARP_SIZE
+                                   : ML_SHARED_BANKS * ML_BANK_BYTES / access->width_bytes;
+
+    ml_shared_cost cost = {0};
+    unsigned active_phases = 0;
+    for (unsigned first_lane = 0; first_lane < ML_WARP_SIZE; first_lane += lanes_per_phase) {
+        unsigned wavefronts = phase_wavefronts(access, first_lane, lanes_per_phase);
+        if (wavefronts > 0) {
+            active_phases++;
+            cost.wavefronts += wavefronts;
+        }
+    }
+
+    cost.requests = active_phases > 0 ? 1 : 0;
+    /* The ideal is one wavefront per phase that has work to do. */
+    cost.bank_conflicts = cost.wavefronts - active_phases;
+    return cost;
+}
+
+double ml_global_efficiency_pct(ml_global_cost cost)
+{
+    if (cost.sectors == 0) {
+        return 0.0;
+    }
+    return 100.0 * cost.requested_bytes / ((double)cost.sectors * ML_SECTOR_BYTES);
+}
+
+void ml_global_cost_add(ml_global_cost *total, ml_global_cost one)
+{
+    total->requests += one.requests;
+    total->sectors += one.sectors;
+    total->lines += one.lines;
+    total->requested_bytes += one.requested_bytes;
+}
+
+void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one)
+{
+    total->requests += one.requests;
+    total->wavefronts += one.wavefronts;
+    total->bank_conflicts += one.bank_conflicts;
+}

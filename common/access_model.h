@@ -1,0 +1,79 @@
+/* access_model.h: what one warp-wide memory instruction costs, predicted on the host.
+ *
+ * Global and local memory are served in 32-byte sectors grouped into 128-byte lines: a warp's
+ * request costs one sector for every distinct 32-byte sector its active lanes touch.
+ *
+ * Shared memory has 32 banks, each 4 bytes wide; bank b holds the words whose byte offset
+ * satisfies (offset / 4) % 32 == b. One wavefront serves at most one word per bank, so a warp's
+ * request takes as many wavefronts as the most distinct words any one bank must deliver
+ * (lanes reading the same word share it: broadcast; a 1- or 2-byte access reads the word that
+ * holds it, an 8- or 16-byte access 2 or 4 consecutive words). 8- and 16-byte accesses are
+ * served in phases of 16 and 8 lanes (128 bytes each: lanes 0-15 then 16-31, or lanes 0-7,
+ * 8-15, ...), each phase costing its own wavefronts. Bank conflicts are the wavefronts beyond
+ * the ideal (one per phase that has an active lane).
+ *
+ * The labs run this model over the warps of a launch to predict the hardware counters.
+ */
+#ifndef MEMLAB_ACCESS_MODEL_H
+#define MEMLAB_ACCESS_MODEL_H
+
+#include <stdint.h>
+
+#define ML_WARP_SIZE 32
+#define ML_SECTOR_BYTES 32
+#define ML_LINE_BYTES 128
+#define ML_SHARED_BANKS 32
+#define ML_BANK_BYTES 4
+#define ML_ALL_LANES 0xffffffffu
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One warp-wide access: a byte address per lane, which lanes take part, bytes per lane
+ * (1, 2, 4, 8 or 16; each active lane's address a multiple of the width, as the GPU requires:
+ * the model asserts both). Addresses of inactive lanes are ignored. For shared memory the
+ * address is the byte offset into shared memory. */
+typedef struct {
+    uint64_t address[ML_WARP_SIZE];
+    uint32_t active_mask;
+    unsigned width_bytes;
+} ml_warp_access;
+
+typedef struct {
+    unsigned requests;          /* 1 if any lane is active, else 0 */
+    unsigned sectors;           /* distinct 32-byte sectors touched */
+    unsigned lines;             /* distinct 128-byte lines touched */
+    unsigned requested_bytes;   /* active lanes x width: what the program asked for (counted
+                                   per lane even when lanes share an address) */
+} ml_global_cost;
+
+typedef struct {
+    unsigned requests;          /* 1 if any lane is active, else 0 */
+    unsigned wavefronts;        /* passes through the banks */
+    unsigned bank_conflicts;    /* wavefronts beyond the ideal */
+} ml_shared_cost;
+
+/* The address of lane i is base + i * stride_bytes: the common case, for building accesses.
+ * The stride may be 0 (every lane the same address) or negative (addresses must stay >= 0). */
+void ml_warp_access_strided(ml_warp_access *access, uint64_t base, int64_t stride_bytes,
+                            unsigned width_bytes, uint32_t active_mask);
+
+ml_global_cost ml_model_global(const ml_warp_access *access);
+ml_shared_cost ml_model_shared(const ml_warp_access *access);
+
+/* Load or store efficiency in percent, as Nsight Compute defines it: bytes requested per byte of
+ * the sectors moved (100 for perfectly coalesced, 12.5 for one float per sector). It exceeds 100
+ * when lanes share a sector: 32 lanes reading one float give 128 bytes from one 32-byte sector,
+ * 400%. 0 when no sector was moved. */
+double ml_global_efficiency_pct(ml_global_cost cost);
+
+/* Sums over many warps. */
+void ml_global_cost_add(ml_global_cost *total, ml_global_cost one);
+void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,342 @@
+/* cli.c: the command line every lab shares. */
+#define _POSIX_C_SOURCE 200809L /* access */
+#include "cli.h"
+#include "profiler.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_REPS 100000
+#define MAX_DEVICE_INDEX 1023
+
+static int fail(char *error, size_t error_size, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(error, error_size, format, arguments);
+    va_end(arguments);
+    return ML_EXIT_USAGE;
+}
+
+int ml_parse_integer(const char *text, long long min, long long max, long long *value)
+{
+    /* strtoll accepts leading spaces and a sign; a count on a command line should be digits
+     * only (a leading '-' is allowed so negative values get the "out of range" message). */
+    const char *digits = (text[0] == '-') ? text + 1 : text;
+    if (digits[0] < '0' || digits[0] > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    long long parsed = strtoll(text, &end, 10);
+    if (errno == ERANGE || *end != '\0' || parsed < min || parsed > max)
+        return -1;
+    *value = parsed;
+    return 0;
+}
+
+static int parse_unsigned64(const char *text, uint64_t *value)
+{
+    if (text[0] < '0' || text[0] > '9')
+        return -1;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long parsed = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end != '\0')
+        return -1;
+    *value = (uint64_t)parsed;
+    return 0;
+}
+
+static int find_param(const ml_lab *lab, const char *name, size_t name_length)
+{
+    for (int i = 0; i < lab->num_params; i++)
+        if (strlen(lab->params[i].name) == name_length &&
+            strncmp(lab->params[i].name, name, name_length) == 0)
+            return i;
+    return -1;
+}
+
+static int takes_value(const ml_lab *lab, const char *flag)
+{
+    static const char *const option_flags[] = {"--variant", "--sweep",   "--reps", "--warmup",
+                                               "--seed",    "--metrics", "--format", "--out",
+                                               "--device"};
+    for (size_t i = 0; i < sizeof option_flags / sizeof option_flags[0]; i++)
+        if (strcmp(flag, option_flags[i]) == 0)
+            return 1;
+    return find_param(lab, flag + 2, strlen(flag + 2)) >= 0;
+}
+
+/* "PARAM=A:B[:STEP]" */
+static int parse_sweep(const ml_lab *lab, const char *text, ml_options *options, char *error,
+                       size_t error_size)
+{
+    const char *equals = strchr(text, '=');
+    if (equals == NULL)
+        return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'", text);
+    int param_index = find_param(lab, text, (size_t)(equals - text));
+    if (param_index < 0)
+        return fail(error, error_size, "--sweep: '%.*s' is not a parameter of %s (see --help)",
+                    (int)(equals - text), text, lab->program);
+    const ml_param *param = &lab->params[param_index];
+
+    char range[128];
+    if (strlen(equals + 1) >= sizeof range)
+        return fail(error, error_size, "--sweep: range too long");
+    strcpy(range, equals + 1);
+    char *fields[3] = {range, NULL, NULL};
+    int field_count = 1;
+    for (char *cursor = range; *cursor != '\0'; cursor++) {
+        if (*cursor == ':') {
+            if (field_count == 3)
+                return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'",
+                            text);
+            *cursor = '\0';
+            fields[field_count++] = cursor + 1;
+        }
+    }
+    if (field_count < 2)
+        return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'", text);
+
+    long long first, last, step = 1;
+    if (ml_parse_integer(fields[0], param->min_value, param->max_value, &first) != 0 ||
+        ml_parse_integer(fields[1], param->min_value, param->max_value, &last) != 0)
+        return fail(error, error_size, "--sweep %s: bounds must be whole numbers in [%lld, %lld]",
+                    param->name, param->min_value, param->max_value);
+    if (field_count == 3 && ml_parse_integer(fields[2], 1, param->max_value, &step) != 0)
+        return fail(error, error_size, "--sweep %s: step must be a positive whole number, got '%s'",
+                    param->name, fields[2]);
+    if (last < first)
+        return fail(error, error_size, "--sweep %s=%lld:%lld is empty (the last value is below the first)",
+                    param->name, first, last);
+    if ((last - first) / step + 1 > ML_MAX_SWEEP_POINTS)
+        return fail(error, error_size, "--sweep %s: more than %d points", param->name,
+                    ML_MAX_SWEEP_POINTS);
+    options->sweep_param = param_index;
+    options->sweep_first = first;
+    options->sweep_last = last;
+    options->sweep_step = step;
+    return ML_EXIT_OK;
+}
+
+static int select_variants(const ml_lab *lab, const char *name, ml_options *options, char *error,
+                           size_t error_size)
+{
+    memset(options->variant_selected, 0, sizeof options->variant_selected);
+    if (strcmp(name, "all") == 0) {
+        for (int i = 0; i < lab->num_variants; i++)
+            options->variant_selected[i] = 1;
+        return ML_EXIT_OK;
+    }
+    for (int i = 0; i < lab->num_variants; i++) {
+        if (strcmp(lab->variants[i].name, name) == 0) {
+            options->variant_selected[i] = 1;
+            return ML_EXIT_OK;
+        }
+    }
+    return fail(error, error_size, "unknown variant '%s' (%s --list shows them)", name, lab->program);
+}
+
+/* An --out path must be writable now, so a long run does not fail at the end. Nothing is
+ * created here: the directory must exist and be writable, and an existing file writable. */
+static int check_writable(const char *path, char *error, size_t error_size)
+{
+    if (path[0] == '\0')
+        return fail(error, error_size, "--out needs a file name");
+    if (access(path, F_OK) == 0)
+        return access(path, W_OK) == 0
+                   ? ML_EXIT_OK
+                   : fail(error, error_size, "--out %s: file is not writable", path);
+    char directory[4096];
+    if (strlen(path) >= sizeof directory)
+        return fail(error, error_size, "--out: path too long");
+    strcpy(directory, path);
+    char *slash = strrchr(directory, '/');
+    if (slash == NULL)
+        strcpy(directory, ".");
+    else if (slash == directory)
+        directory[1] = '\0';
+    else
+        *slash = '\0';
+    if (access(directory, W_OK) != 0)
+        return fail(error, error_size, "--out %s: directory %s does not exist or is not writable",
+                    path, directory);
+    return ML_EXIT_OK;
+}
+
+int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options, char *error,
+                  size_t error_size)
+{
+    memset(options, 0, sizeof *options);
+    options->action = ML_ACTION_RUN;
+    for (int i = 0; i < lab->num_variants; i++)
+        options->variant_selected[i] = 1;
+    for (int i = 0; i < lab->num_params; i++)
+        options->param[i] = lab->params[i].default_value;
+    options->sweep_param = -1;
+    options->reps = 10;
+    options->warmup = 2;
+    strcpy(options->metrics, "default");
+    options->format = ML_FORMAT_TABLE;
+    error[0] = '\0';
+
+    for (int i = 1; i < argc; i++) {
+        const char *flag = argv[i];
+        if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0) {
+            options->action = ML_ACTION_HELP;
+            return ML_EXIT_OK;
+        }
+        if (strcmp(flag, "--list") == 0) {
+            options->action = ML_ACTION_LIST;
+            continue;
+        }
+        if (strcmp(flag, "--list-metrics") == 0) {
+            options->action = ML_ACTION_LIST_METRICS;
+            continue;
+        }
+        if (strcmp(flag, "--model") == 0) {
+            options->action = ML_ACTION_MODEL;
+            continue;
+        }
+        if (strncmp(flag, "--", 2) != 0)
+            return fail(error, error_size, "unexpected argument '%s' (flags start with --; see --help)",
+                        flag);
+        /* Every other flag takes a value. */
+        if (!takes_value(lab, flag))
+            return fail(error, error_size, "unknown flag '%s' (see %s --help)", flag, lab->program);
+        if (i + 1 >= argc)
+            return fail(error, error_size, "%s needs a value", flag);
+        const char *value = argv[++i];
+        long long number;
+
+        if (strcmp(flag, "--variant") == 0) {
+            int status = select_variants(lab, value, options, error, error_size);
+            if (status != ML_EXIT_OK)
+                return status;
+        } else if (strcmp(flag, "--sweep") == 0) {
+            int status = parse_sweep(lab, value, options, error, error_size);
+            if (status != ML_EXIT_OK)
+                return status;
+        } else if (strcmp(flag, "--reps") == 0) {
+            if (ml_parse_integer(value, 1, MAX_REPS, &number) != 0)
+                return fail(error, error_size, "--reps must be a whole number in [1, %d], got '%s'",
+                            MAX_REPS, value);
+            options->reps = (int)number;
+        } else if (strcmp(flag, "--warmup") == 0) {
+            if (ml_parse_integer(value, 0, MAX_REPS, &number) != 0)
+                return fail(error, error_size, "--warmup must be a whole number in [0, %d], got '%s'",
+                            MAX_REPS, value);
+            options->warmup = (int)number;
+        } else if (strcmp(flag, "--seed") == 0) {
+            if (parse_unsigned64(value, &options->seed) != 0)
+                return fail(error, error_size, "--seed must be a whole number in [0, 2^64), got '%s'",
+                            value);
+            options->seed_given = 1;
+        } else if (strcmp(flag, "--metrics") == 0) {
+            if (value[0] == '\0' || strlen(value) >= sizeof options->metrics)
+                return fail(error, error_size, "--metrics needs a set name or a list of metric names");
+            strcpy(options->metrics, value);
+        } else if (strcmp(flag, "--format") == 0) {
+            if (strcmp(value, "table") == 0)
+                options->format = ML_FORMAT_TABLE;
+            else if (strcmp(value, "csv") == 0)
+                options->format = ML_FORMAT_CSV;
+            else if (strcmp(value, "json") == 0)
+                options->format = ML_FORMAT_JSON;
+            else
+                return fail(error, error_size, "--format must be table, csv or json, got '%s'", value);
+        } else if (strcmp(flag, "--out") == 0) {
+            int status = check_writable(value, error, error_size);
+            if (status != ML_EXIT_OK)
+                return status;
+            options->out_path = value;
+        } else if (strcmp(flag, "--device") == 0) {
+            if (ml_parse_integer(value, 0, MAX_DEVICE_INDEX, &number) != 0)
+                return fail(error, error_size, "--device must be a device index (0, 1, ...), got '%s'",
+                            value);
+            options->device = (int)number;
+        } else {
+            int param_index = find_param(lab, flag + 2, strlen(flag + 2));
+            const ml_param *param = &lab->params[param_index];
+            if (ml_parse_integer(value, param->min_value, param->max_value, &number) != 0)
+                return fail(error, error_size, "--%s must be a whole number in [%lld, %lld], got '%s'",
+                            param->name, param->min_value, param->max_value, value);
+            options->param[param_index] = number;
+        }
+    }
+    return ML_EXIT_OK;
+}
+
+long long ml_sweep_count(const ml_options *options)
+{
+    if (options->sweep_param < 0)
+        return 1;
+    return (options->sweep_last - options->sweep_first) / options->sweep_step + 1;
+}
+
+void ml_sweep_point(const ml_options *options, long long index, long long *param)
+{
+    memcpy(param, options->param, sizeof options->param);
+    if (options->sweep_param >= 0)
+        param[options->sweep_param] = options->sweep_first + index * options->sweep_step;
+}
+
+void ml_print_variants(const ml_lab *lab, FILE *stream)
+{
+    fprintf(stream, "%s: %s\n", lab->program, lab->title);
+    for (int i = 0; i < lab->num_variants; i++)
+        fprintf(stream, "  %-20s %s\n", lab->variants[i].name, lab->variants[i].summary);
+}
+
+void ml_print_metrics(FILE *stream)
+{
+    fputs("Metrics, by memlab name. Where nvprof had another name it is accepted too; any other\n"
+          "Perfworks name (as Nsight Compute spells it) is accepted as it is.\n"
+          "Sectors are 32 bytes; shared-memory transactions are wavefronts; percentages are 0-100.\n\n",
+          stream);
+    for (size_t i = 0; i < prof_metric_count(); i++) {
+        const prof_metric *metric = prof_metric_at(i);
+        char full_name[256];
+        prof_metric_full_name(metric, full_name, sizeof full_name);
+        fprintf(stream, "%-38s [%s] %s\n", metric->alias, metric->group, metric->unit);
+        if (metric->legacy_names[0] != '\0')
+            fprintf(stream, "    also: %s\n", metric->legacy_names);
+        fprintf(stream, "    %s\n    %s\n", full_name, metric->meaning);
+    }
+}
+
+void ml_print_help(const ml_lab *lab, FILE *stream)
+{
+    fprintf(stream, "usage: %s [options]\n%s\n\nsizes:\n", lab->program, lab->title);
+    for (int i = 0; i < lab->num_params; i++) {
+        const ml_param *param = &lab->params[i];
+        fprintf(stream, "  --%-10s N  %s (default %lld, %lld..%lld)\n", param->name, param->help,
+                param->default_value, param->min_value, param->max_value);
+    }
+    fputs("\noptions:\n"
+          "  --list                 list the variants and exit\n"
+          "  --list-metrics         list the metric names --metrics accepts and exit\n"
+          "  --variant NAME|all     run one variant (default all)\n"
+          "  --sweep P=A:B[:STEP]   run every value of size P from A to B\n"
+          "  --reps N               timed repetitions (default 10)\n"
+          "  --warmup N             untimed runs first (default 2)\n"
+          "  --seed N               seed of the random inputs (default: a fresh one, reported)\n"
+          "  --metrics SET|LIST     counters: default (each variant's own), none, a group\n"
+          "                         (global, shared, local, dram, occupancy, all), or names,\n"
+          "                         comma-separated (aliases or Perfworks names)\n"
+          "  --model                predictions of the access model only; needs no GPU\n"
+          "  --format table|csv|json\n"
+          "  --out FILE             write the report to FILE instead of standard output\n"
+          "  --device N             CUDA device index (default 0)\n"
+          "  --help                 this text\n"
+          "\nexit status:\n"
+          "  0  every variant matched the CPU reference\n"
+          "  1  a variant's output did not match the CPU reference\n"
+          "  2  bad input (flag, value, variant, size, output file): nothing was run\n"
+          "  3  no usable CUDA device (use --model for predictions without one)\n"
+          "  4  a CUDA call failed\n",
+          stream);
+}

@@ -1,0 +1,57 @@
+/* cli.h: the command line every lab shares. Parsing never allocates device memory, never
+ * touches the GPU and never writes a file: bad input is refused before anything happens. */
+#ifndef MEMLAB_CLI_H
+#define MEMLAB_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memlab.h"
+
+typedef enum { ML_FORMAT_TABLE, ML_FORMAT_CSV, ML_FORMAT_JSON } ml_format;
+
+typedef enum {
+    ML_ACTION_RUN,      /* time, check, profile */
+    ML_ACTION_MODEL,    /* predictions only, no GPU */
+    ML_ACTION_LIST,     /* print variants and exit */
+    ML_ACTION_LIST_METRICS, /* print the metric alias table and exit */
+    ML_ACTION_HELP,     /* print help and exit */
+} ml_action;
+
+#define ML_MAX_SWEEP_POINTS 4096
+
+typedef struct {
+    ml_action action;
+    int variant_selected[64];       /* 1 for each variant to run, indexed like lab->variants */
+    long long param[ML_MAX_PARAMS]; /* sizes, indexed like lab->params */
+    int sweep_param;                /* index into lab->params, or -1 for no sweep */
+    long long sweep_first, sweep_last, sweep_step;
+    int reps;
+    int warmup;
+    uint64_t seed;
+    int seed_given;
+    char metrics[1024];             /* "default", "none", a group, or a comma-separated list */
+    ml_format format;
+    const char *out_path;           /* NULL: stdout */
+    int device;
+} ml_options;
+
+/* Parses argv. Returns ML_EXIT_OK, or ML_EXIT_USAGE with a one-line reason in error
+ * (no newline). The seed, when not given, is left for the caller to draw. */
+int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options, char *error,
+                  size_t error_size);
+
+/* Parses a whole decimal integer in [min, max]: no sign games, no trailing garbage, no overflow.
+ * Returns 0 on success, -1 otherwise. */
+int ml_parse_integer(const char *text, long long min, long long max, long long *value);
+
+/* Number of points of the sweep (1 when there is none), and the parameters of point i. */
+long long ml_sweep_count(const ml_options *options);
+void ml_sweep_point(const ml_options *options, long long index, long long *param);
+
+void ml_print_help(const ml_lab *lab, FILE *stream);
+void ml_print_variants(const ml_lab *lab, FILE *stream);
+/* The metric alias table: memlab names, nvprof names, Perfworks names, what changed. */
+void ml_print_metrics(FILE *stream);
+
+#endif

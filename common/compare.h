@@ -1,0 +1,32 @@
+/* compare.h: checking an output against the CPU reference. */
+#ifndef MEMLAB_COMPARE_H
+#define MEMLAB_COMPARE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#define ML_MAX_REPORTED_MISMATCHES 5
+
+typedef struct {
+    size_t count;               /* elements compared */
+    size_t mismatches;          /* elements whose error exceeds the tolerance, or NaN/Inf */
+    double max_rel_error;       /* largest ml_relative_error seen (Inf if any NaN/Inf) */
+    size_t first_index[ML_MAX_REPORTED_MISMATCHES];     /* first mismatches, in index order */
+    float first_got[ML_MAX_REPORTED_MISMATCHES];
+    float first_expected[ML_MAX_REPORTED_MISMATCHES];
+    size_t reported;            /* how many of first_* are filled */
+} ml_comparison;
+
+/* Error of one element: |got - expected| / max(|expected|, 1), computed in double: relative for
+ * values of size 1 or more and absolute below (so values near zero do not blow it up).
+ * INFINITY when got or expected is NaN or Inf.
+ * An element is wrong when its error exceeds tolerance, or got is NaN or Inf (the harness
+ * poisons outputs with NaN, so an unwritten element fails). */
+double ml_relative_error(float got, float expected);
+ml_comparison ml_compare(const float *got, const float *expected, size_t count, double tolerance);
+/* Prints the reported mismatches to stream, one line each, as
+ *     [12] got nan, expected 0.25 (error inf)
+ * (the error is ml_relative_error), then "  ... and N more" if there were more mismatches. */
+void ml_print_mismatches(FILE *stream, const ml_comparison *comparison);
+
+#endif

@@ -1,0 +1,552 @@
+/* harness.c: ml_main, the run every lab shares.
+ *
+ *   parse the command line (bad input: exit 2 before anything else)
+ *   pick the device, refuse sizes that do not fit, open the profiler (or warn and go on)
+ *   measure the device-to-device copy ceiling once
+ *   for every selected variant and sweep point:
+ *       setup -> poisoned output, one launch, compare with the CPU reference
+ *             -> warm-up, timed repetitions with the L2 flushed before each
+ *             -> one profiled launch for the counters; the model's predictions beside them
+ *   print the report
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cli.h"
+#include "memlab.h"
+#include "profiler.h"
+#include "report.h"
+
+#define CEILING_MAX_BYTES ((size_t)1 << 30)
+#define CEILING_REPS 10
+/* Sizes must leave room for the copy-ceiling buffers and the L2 flush buffer. */
+#define USABLE_MEMORY_FRACTION 0.9
+
+/* A metric the run collects: a table entry, or a Perfworks name given on the command line. */
+typedef struct {
+    prof_metric metric;
+    char name[128];
+    int supported;              /* 0 when the device's chip does not know one of its inputs */
+} selected_metric;
+
+typedef struct {
+    selected_metric metric[ML_MAX_METRICS];
+    int count;
+} metric_selection;
+
+void ml_predict(ml_prediction *prediction, const char *alias, double value)
+{
+    if (prediction->count == ML_MAX_METRICS) {
+        fprintf(stderr, "memlab: more than %d predictions for one variant\n", ML_MAX_METRICS);
+        exit(ML_EXIT_USAGE);
+    }
+    prediction->alias[prediction->count] = alias;
+    prediction->value[prediction->count] = value;
+    prediction->count++;
+}
+
+static int add_metric(metric_selection *selection, const char *name, char *error, size_t error_size)
+{
+    const prof_metric *known = prof_metric_find(name);
+    for (int i = 0; i < selection->count; i++)
+        if (strcmp(selection->metric[i].name, known ? known->alias : name) == 0)
+            return ML_EXIT_OK;
+    if (selection->count == ML_MAX_METRICS) {
+        snprintf(error, error_size, "--metrics: more than %d metrics", ML_MAX_METRICS);
+        return ML_EXIT_USAGE;
+    }
+    selected_metric *selected = &selection->metric[selection->count];
+    if (known != NULL) {
+        selected->metric = *known;
+        snprintf(selected->name, sizeof selected->name, "%s", known->alias);
+    } else if (strstr(name, "__") != NULL && strlen(name) < sizeof selected->name) {
+        /* Not in the alias table but shaped like a Perfworks name: checked against the chip
+         * once the device is known. */
+        snprintf(selected->name, sizeof selected->name, "%s", name);
+        memset(&selected->metric, 0, sizeof selected->metric);
+        selected->metric.alias = selected->name;
+        selected->metric.perfworks = selected->name;
+        selected->metric.unit = "";
+    } else {
+        snprintf(error, error_size, "unknown metric '%s' (memlab list --metrics shows them)", name);
+        return ML_EXIT_USAGE;
+    }
+    selected->supported = 1;
+    selection->count++;
+    return ML_EXIT_OK;
+}
+
+static int add_metric_list(metric_selection *selection, const char *list, char *error,
+                           size_t error_size)
+{
+    char copy[1024];
+    snprintf(copy, sizeof copy, "%s", list);
+    for (char *name = strtok(copy, ","); name != NULL; name = strtok(NULL, ",")) {
+        int status = add_metric(selection, name, error, error_size);
+        if (status != ML_EXIT_OK)
+            return status;
+    }
+    return ML_EXIT_OK;
+}
+
+static int is_metric_group(const char *name)
+{
+    if (strcmp(name, "all") == 0)
+        return 1;
+    for (size_t i = 0; i < prof_metric_count(); i++)
+        if (strcmp(prof_metric_at(i)->group, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* What --metrics means for one variant. */
+static int select_metrics(const char *request, const ml_variant *variant,
+                          metric_selection *selection, char *error, size_t error_size)
+{
+    memset(selection, 0, sizeof *selection);
+    if (strcmp(request, "none") == 0)
+        return ML_EXIT_OK;
+    if (strcmp(request, "default") == 0)
+        return add_metric_list(selection, variant->metrics, error, error_size);
+    if (is_metric_group(request)) {
+        for (size_t i = 0; i < prof_metric_count(); i++) {
+            const prof_metric *metric = prof_metric_at(i);
+            if (strcmp(request, "all") == 0 || strcmp(metric->group, request) == 0) {
+                int status = add_metric(selection, metric->alias, error, error_size);
+                if (status != ML_EXIT_OK)
+                    return status;
+            }
+        }
+        return ML_EXIT_OK;
+    }
+    return add_metric_list(selection, request, error, error_size);
+}
+
+static uint64_t fresh_seed(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    uint64_t seed = (uint64_t)now.tv_sec * 1000000007ull ^ (uint64_t)now.tv_nsec;
+    return seed ^ ((uint64_t)getpid() << 32);
+}
+
+static double median_of(double *values, int count)
+{
+    ml_stats stats = ml_stats_compute(values, (size_t)count);
+    return stats.median;
+}
+
+/* Device-to-device cudaMemcpy, bytes read plus written: the bandwidth a kernel can hope for. */
+static double measure_copy_ceiling(size_t free_bytes)
+{
+    size_t bytes = CEILING_MAX_BYTES;
+    while (bytes > ((size_t)1 << 20) && 2 * bytes > free_bytes / 4)
+        bytes /= 2;
+    void *source = ml_device_alloc(bytes);
+    void *destination = ml_device_alloc(bytes);
+    ML_CUDA_CHECK(cudaMemset(source, 1, bytes));
+    cudaEvent_t start, stop;
+    ML_CUDA_CHECK(cudaEventCreate(&start));
+    ML_CUDA_CHECK(cudaEventCreate(&stop));
+    ML_CUDA_CHECK(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToDevice));
+    double seconds[CEILING_REPS];
+    for (int rep = 0; rep < CEILING_REPS; rep++) {
+        ML_CUDA_CHECK(cudaEventRecord(start, 0));
+        ML_CUDA_CHECK(cudaMemcpyAsync(destination, source, bytes, cudaMemcpyDeviceToDevice, 0));
+        ML_CUDA_CHECK(cudaEventRecord(stop, 0));
+        ML_CUDA_CHECK(cudaEventSynchronize(stop));
+        float milliseconds = 0;
+        ML_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop));
+        seconds[rep] = milliseconds * 1e-3;
+    }
+    ML_CUDA_CHECK(cudaEventDestroy(start));
+    ML_CUDA_CHECK(cudaEventDestroy(stop));
+    ml_device_free(source);
+    ml_device_free(destination);
+    return 2.0 * (double)bytes / median_of(seconds, CEILING_REPS) / 1e9;
+}
+
+typedef struct {
+    prof_session *session;      /* NULL when counters cannot be read */
+    int warned;
+} profiler_state;
+
+static void profiler_warn(profiler_state *profiler, ml_report *report, const char *what)
+{
+    snprintf(report->profiler_note, sizeof report->profiler_note, "not read: %s", what);
+    if (!profiler->warned)
+        fprintf(stderr, "memlab: warning: hardware counters are not read (%s); timings and "
+                        "predictions go on\n", what);
+    profiler->warned = 1;
+}
+
+/* Checks every Perfworks name of the selection against the chip. Names typed by the user must be
+ * right (exit 2); a table metric the chip lacks is dropped with a warning. */
+static int validate_selection(const char *chip, metric_selection *selection, char *error,
+                              size_t error_size)
+{
+    for (int i = 0; i < selection->count; i++) {
+        selected_metric *selected = &selection->metric[i];
+        const char *inputs[2];
+        size_t input_count = prof_metric_inputs(&selected->metric, inputs);
+        size_t bad_index = 0;
+        prof_status status = prof_validate_metrics(chip, inputs, input_count, &bad_index, NULL);
+        if (status == PROF_OK)
+            continue;
+        if (status == PROF_ERR_UNKNOWN_METRIC && prof_metric_find(selected->name) == NULL) {
+            snprintf(error, error_size, "metric '%s' is not known on this device's chip (%s)",
+                     selected->name, chip);
+            return ML_EXIT_USAGE;
+        }
+        fprintf(stderr, "memlab: warning: metric %s is not available on %s: %s\n", selected->name,
+                chip, prof_last_error());
+        selected->supported = 0;
+    }
+    return ML_EXIT_OK;
+}
+
+/* Reads the selected metrics for one launch of the variant. */
+static void collect_metrics(profiler_state *profiler, ml_report *report,
+                            const metric_selection *selection, const ml_problem *problem,
+                            double *measured)
+{
+    const char *names[2 * ML_MAX_METRICS];
+    int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
+    size_t name_count = 0;
+    for (int i = 0; i < selection->count; i++) {
+        measured[i] = NAN;
+        first_input[i] = (int)name_count;
+        input_count[i] = 0;
+        if (!selection->metric[i].supported)
+            continue;
+        input_count[i] = (int)prof_metric_inputs(&selection->metric[i].metric, &names[name_count]);
+        name_count += (size_t)input_count[i];
+    }
+    if (profiler->session == NULL || name_count == 0)
+        return;
+
+    double values[2 * ML_MAX_METRICS];
+    prof_status status = prof_begin(profiler->session, names, name_count);
+    if (status == PROF_OK) {
+        problem->variant->launch(problem);
+        ML_LAUNCH_CHECK();
+        status = prof_end(profiler->session, values);
+    }
+    if (status != PROF_OK) {
+        profiler_warn(profiler, report, prof_last_error());
+        if (prof_status_is_environmental(status)) {
+            prof_close(profiler->session);
+            profiler->session = NULL;
+        }
+        return;
+    }
+    for (int i = 0; i < selection->count; i++) {
+        if (input_count[i] == 1)
+            measured[i] = values[first_input[i]];
+        else if (input_count[i] == 2)
+            measured[i] = values[first_input[i] + 1] == 0.0
+                              ? NAN
+                              : selection->metric[i].metric.scale * values[first_input[i]] /
+                                    values[first_input[i] + 1];
+    }
+}
+
+static void fill_metric_results(ml_record *record, const metric_selection *selection,
+                                const ml_prediction *prediction, const double *measured)
+{
+    record->metric_count = selection->count;
+    for (int i = 0; i < selection->count; i++) {
+        const selected_metric *selected = &selection->metric[i];
+        ml_metric_result *result = &record->metric[i];
+        snprintf(result->alias, sizeof result->alias, "%s", selected->name);
+        prof_metric_full_name(&selected->metric, result->full_name, sizeof result->full_name);
+        snprintf(result->unit, sizeof result->unit, "%s", selected->metric.unit);
+        result->predicted = NAN;
+        for (int p = 0; p < prediction->count; p++)
+            if (strcmp(prediction->alias[p], selected->name) == 0)
+                result->predicted = prediction->value[p];
+        result->measured = measured ? measured[i] : NAN;
+    }
+}
+
+static void time_variant(const ml_problem *problem, const ml_options *options, void *flush_buffer,
+                         size_t flush_bytes, ml_record *record)
+{
+    for (int i = 0; i < options->warmup; i++) {
+        problem->variant->launch(problem);
+        ML_LAUNCH_CHECK();
+    }
+    ML_CUDA_CHECK(cudaDeviceSynchronize());
+
+    cudaEvent_t start, stop;
+    ML_CUDA_CHECK(cudaEventCreate(&start));
+    ML_CUDA_CHECK(cudaEventCreate(&stop));
+    double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
+    for (int rep = 0; rep < options->reps; rep++) {
+        /* Overwrite the L2 so that inputs that fit in it are read from DRAM every time. */
+        ML_CUDA_CHECK(cudaMemsetAsync(flush_buffer, rep & 0xff, flush_bytes, 0));
+        ML_CUDA_CHECK(cudaEventRecord(start, 0));
+        problem->variant->launch(problem);
+        ML_LAUNCH_CHECK();
+        ML_CUDA_CHECK(cudaEventRecord(stop, 0));
+        ML_CUDA_CHECK(cudaEventSynchronize(stop));
+        float elapsed = 0;
+        ML_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
+        milliseconds[rep] = elapsed;
+    }
+    ML_CUDA_CHECK(cudaEventDestroy(start));
+    ML_CUDA_CHECK(cudaEventDestroy(stop));
+    record->timed = 1;
+    record->time_ms = ml_stats_compute(milliseconds, (size_t)options->reps);
+    free(milliseconds);
+}
+
+static void check_variant(const ml_problem *problem, ml_record *record)
+{
+    size_t bytes = problem->output_count * sizeof(float);
+    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
+    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, bytes));
+    problem->variant->launch(problem);
+    ML_LAUNCH_CHECK();
+    ML_CUDA_CHECK(cudaDeviceSynchronize());
+    float *output = ml_host_alloc(bytes);
+    ML_CUDA_CHECK(cudaMemcpy(output, problem->output, bytes, cudaMemcpyDeviceToHost));
+    record->checked = 1;
+    record->comparison = ml_compare(output, problem->reference, problem->output_count,
+                                    problem->tolerance);
+    record->correct = record->comparison.mismatches == 0;
+    free(output);
+}
+
+static void fill_rates(ml_record *record, double ceiling_gbps)
+{
+    double seconds = record->time_ms.median * 1e-3;
+    record->gbps = record->bytes / seconds / 1e9;
+    record->pct_of_ceiling = isnan(ceiling_gbps) ? NAN : 100.0 * record->gbps / ceiling_gbps;
+    record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
+}
+
+static int write_report(const ml_report *report, const ml_options *options)
+{
+    if (options->out_path != NULL) {
+        FILE *file = fopen(options->out_path, "w");
+        if (file == NULL) {
+            fprintf(stderr, "memlab: cannot write %s\n", options->out_path);
+            return ML_EXIT_USAGE;
+        }
+        if (options->format == ML_FORMAT_CSV)
+            ml_report_csv(report, file);
+        else if (options->format == ML_FORMAT_JSON)
+            ml_report_json(report, file);
+        else
+            ml_report_table(report, file);
+        if (fclose(file) != 0) {
+            fprintf(stderr, "memlab: writing %s failed\n", options->out_path);
+            return ML_EXIT_USAGE;
+        }
+        /* People still see the table; programs read the file. */
+        ml_report_table(report, stdout);
+        return ML_EXIT_OK;
+    }
+    if (options->format == ML_FORMAT_CSV)
+        ml_report_csv(report, stdout);
+    else if (options->format == ML_FORMAT_JSON)
+        ml_report_json(report, stdout);
+    else
+        ml_report_table(report, stdout);
+    return ML_EXIT_OK;
+}
+
+static int usage_error(const ml_lab *lab, const char *message)
+{
+    fprintf(stderr, "%s: %s\n", lab->program, message);
+    return ML_EXIT_USAGE;
+}
+
+/* Everything that can be refused without a GPU: metric names for every selected variant. */
+static int select_all_metrics(const ml_lab *lab, const ml_options *options,
+                              metric_selection *selections, char *error, size_t error_size)
+{
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options->variant_selected[v])
+            continue;
+        int status = select_metrics(options->metrics, &lab->variants[v], &selections[v], error,
+                                    error_size);
+        if (status != ML_EXIT_OK)
+            return status;
+    }
+    return ML_EXIT_OK;
+}
+
+static int run_model(const ml_lab *lab, const ml_options *options,
+                     const metric_selection *selections, ml_report *report)
+{
+    long long points = ml_sweep_count(options);
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options->variant_selected[v])
+            continue;
+        for (long long point = 0; point < points; point++) {
+            ml_record *record = ml_report_add(report);
+            record->variant = lab->variants[v].name;
+            ml_sweep_point(options, point, record->param);
+            record->pct_of_ceiling = record->gbps = record->gflops = NAN;
+            ml_prediction prediction = {0};
+            lab->variants[v].predict(record->param, &prediction);
+            fill_metric_results(record, &selections[v], &prediction, NULL);
+        }
+    }
+    return write_report(report, options);
+}
+
+int ml_main(const ml_lab *lab, int argc, char **argv)
+{
+    ml_options options;
+    char error[512];
+    if (ml_parse_args(lab, argc, argv, &options, error, sizeof error) != ML_EXIT_OK)
+        return usage_error(lab, error);
+    if (options.action == ML_ACTION_HELP) {
+        ml_print_help(lab, stdout);
+        return ML_EXIT_OK;
+    }
+    if (options.action == ML_ACTION_LIST) {
+        ml_print_variants(lab, stdout);
+        return ML_EXIT_OK;
+    }
+    if (options.action == ML_ACTION_LIST_METRICS) {
+        ml_print_metrics(stdout);
+        return ML_EXIT_OK;
+    }
+    static metric_selection selections[64];
+    if (select_all_metrics(lab, &options, selections, error, sizeof error) != ML_EXIT_OK)
+        return usage_error(lab, error);
+    if (!options.seed_given)
+        options.seed = fresh_seed();
+
+    ml_report report = {0};
+    report.lab = lab;
+    report.seed = options.seed;
+    report.reps = options.reps;
+    report.warmup = options.warmup;
+    report.ceiling_gbps = NAN;
+    if (options.action == ML_ACTION_MODEL) {
+        snprintf(report.profiler_note, sizeof report.profiler_note,
+                 "not read: --model gives predictions only");
+        int status = run_model(lab, &options, selections, &report);
+        ml_report_free(&report);
+        return status;
+    }
+
+    int device_count = 0;
+    cudaError_t device_status = cudaGetDeviceCount(&device_count);
+    if (device_status != cudaSuccess || device_count == 0) {
+        fprintf(stderr, "%s: no usable CUDA device (%s); use --model for predictions without one\n",
+                lab->program,
+                device_status != cudaSuccess ? cudaGetErrorString(device_status) : "none found");
+        return ML_EXIT_NO_DEVICE;
+    }
+    if (options.device >= device_count) {
+        snprintf(error, sizeof error, "--device %d: this machine has %d CUDA device(s)",
+                 options.device, device_count);
+        return usage_error(lab, error);
+    }
+    ML_CUDA_CHECK(cudaSetDevice(options.device));
+    struct cudaDeviceProp properties;
+    ML_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
+    size_t free_bytes = 0, total_bytes = 0;
+    ML_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+
+    long long points = ml_sweep_count(&options);
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options.variant_selected[v])
+            continue;
+        for (long long point = 0; point < points; point++) {
+            long long param[ML_MAX_PARAMS];
+            ml_sweep_point(&options, point, param);
+            double needed = lab->device_bytes(&lab->variants[v], param);
+            if (needed > USABLE_MEMORY_FRACTION * (double)free_bytes) {
+                snprintf(error, sizeof error,
+                         "variant %s needs %.2f GiB of device memory at these sizes; %s has %.2f GiB "
+                         "free: choose smaller sizes",
+                         lab->variants[v].name, needed / 1073741824.0, properties.name,
+                         free_bytes / 1073741824.0);
+                return usage_error(lab, error);
+            }
+        }
+    }
+
+    snprintf(report.device_name, sizeof report.device_name, "%s", properties.name);
+    report.compute_major = properties.major;
+    report.compute_minor = properties.minor;
+    report.sm_count = properties.multiProcessorCount;
+    report.l2_mib = properties.l2CacheSize / 1048576.0;
+
+    profiler_state profiler = {0};
+    int wants_metrics = 0;
+    for (int v = 0; v < lab->num_variants; v++)
+        wants_metrics |= options.variant_selected[v] && selections[v].count > 0;
+    if (wants_metrics) {
+        prof_status status = prof_open(options.device, &profiler.session);
+        if (status != PROF_OK) {
+            profiler.session = NULL;
+            profiler_warn(&profiler, &report, prof_last_error());
+        } else {
+            for (int v = 0; v < lab->num_variants; v++) {
+                if (options.variant_selected[v] &&
+                    validate_selection(prof_chip_name(profiler.session), &selections[v], error,
+                                       sizeof error) != ML_EXIT_OK) {
+                    prof_close(profiler.session);
+                    return usage_error(lab, error);
+                }
+            }
+        }
+    }
+
+    report.ceiling_gbps = measure_copy_ceiling(free_bytes);
+    size_t flush_bytes = 2 * (size_t)(properties.l2CacheSize > 4194304 ? properties.l2CacheSize
+                                                                       : 4194304);
+    void *flush_buffer = ml_device_alloc(flush_bytes);
+
+    int exit_status = ML_EXIT_OK;
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options.variant_selected[v])
+            continue;
+        const ml_variant *variant = &lab->variants[v];
+        for (long long point = 0; point < points; point++) {
+            ml_record *record = ml_report_add(&report);
+            record->variant = variant->name;
+            ml_sweep_point(&options, point, record->param);
+
+            ml_problem problem = {.variant = variant, .param = record->param, .seed = options.seed};
+            lab->setup(&problem);
+            record->bytes = problem.bytes;
+            record->flops = problem.flops;
+
+            check_variant(&problem, record);
+            if (!record->correct)
+                exit_status = ML_EXIT_INCORRECT;
+            time_variant(&problem, &options, flush_buffer, flush_bytes, record);
+            fill_rates(record, report.ceiling_gbps);
+
+            double measured[ML_MAX_METRICS];
+            collect_metrics(&profiler, &report, &selections[v], &problem, measured);
+            ml_prediction prediction = {0};
+            variant->predict(record->param, &prediction);
+            fill_metric_results(record, &selections[v], &prediction, measured);
+
+            lab->teardown(&problem);
+            free(problem.reference);
+        }
+    }
+    ml_device_free(flush_buffer);
+    if (profiler.session != NULL)
+        prof_close(profiler.session);
+
+    int write_status = write_report(&report, &options);
+    ml_report_free(&report);
+    return write_status != ML_EXIT_OK ? write_status : exit_status;
+}

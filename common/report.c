@@ -1,0 +1,609 @@
+/* report.c: the results of a run as an aligned table, CSV or JSON.
+ *
+ * The table is for people: numbers rounded for reading, "-" where there is nothing to show.
+ * CSV and JSON are for programs: full precision, an empty field (CSV) or null (JSON) where a
+ * value is missing, and the coefficient of variation as a ratio (the table shows it in %).
+ */
+#include "report.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define FIRST_CAPACITY 16
+
+/* ---- records --------------------------------------------------------------------------------- */
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "memlab: out of host memory\n");
+    exit(EXIT_FAILURE);
+}
+
+ml_record *ml_report_add(ml_report *report)
+{
+    if (report->record_count == report->record_capacity) {
+        if (report->record_capacity > INT_MAX / 2)
+            out_of_memory();
+        int capacity = (report->record_capacity == 0) ? FIRST_CAPACITY
+                                                       : 2 * report->record_capacity;
+        ml_record *records = realloc(report->records, (size_t)capacity * sizeof(ml_record));
+        if (records == NULL)
+            out_of_memory();
+        report->records = records;
+        report->record_capacity = capacity;
+    }
+    ml_record *record = &report->records[report->record_count];
+    report->record_count++;
+    memset(record, 0, sizeof *record);
+    return record;
+}
+
+void ml_report_free(ml_report *report)
+{
+    free(report->records);
+    report->records = NULL;
+    report->record_count = 0;
+    report->record_capacity = 0;
+}
+
+/* ---- helpers shared by the formats ----------------------------------------------------------- */
+
+/* Timing values mean nothing for a record that was not timed (--model). */
+static double if_timed(const ml_record *record, double value)
+{
+    return record->timed ? value : NAN;
+}
+
+static bool any_record_has_flops(const ml_report *report)
+{
+    for (int i = 0; i < report->record_count; i++)
+        if (report->records[i].flops > 0)
+            return true;
+    return false;
+}
+
+static const ml_metric_result *find_metric(const ml_record *record, const char *alias)
+{
+    for (int i = 0; i < record->metric_count; i++)
+        if (strcmp(record->metric[i].alias, alias) == 0)
+            return &record->metric[i];
+    return NULL;
+}
+
+/* "n=1024 stride=2": the record's sizes in one cell or one line. */
+static void format_params(char *text, size_t size, const ml_lab *lab, const ml_record *record)
+{
+    size_t used = 0;
+    text[0] = '\0';
+    for (int i = 0; i < lab->num_params && used < size; i++) {
+        int written = snprintf(text + used, size - used, "%s%s=%lld", (i > 0) ? " " : "",
+                               lab->params[i].name, record->param[i]);
+        if (written < 0)
+            return;
+        used += (size_t)written;
+    }
+}
+
+/* ---- table ----------------------------------------------------------------------------------- */
+
+#define CELL_SIZE 128
+#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 9)
+#define COLUMN_GAP "  "
+
+/* Cells are filled in reading order: first the header row (one table_column call per column,
+ * which also sets the column's alignment), then each row left to right. */
+typedef struct {
+    int column_count;
+    int cell_count;
+    int cell_capacity;
+    bool right_aligned[MAX_COLUMNS];
+    char (*cells)[CELL_SIZE];
+} text_table;
+
+enum { ALIGN_LEFT = 0, ALIGN_RIGHT = 1 };
+
+static void table_init(text_table *table, int row_count)
+{
+    memset(table, 0, sizeof *table);
+    table->cell_capacity = row_count * MAX_COLUMNS;
+    table->cells = calloc((size_t)table->cell_capacity, CELL_SIZE);
+    if (table->cells == NULL)
+        out_of_memory();
+}
+
+static void table_cell(text_table *table, const char *format, ...)
+{
+    if (table->cell_count == table->cell_capacity)
+        return;     /* the callers size the table for every cell, so this is only a guard */
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(table->cells[table->cell_count], CELL_SIZE, format, arguments);
+    va_end(arguments);
+    table->cell_count++;
+}
+
+static void table_column(text_table *table, const char *header, bool right_aligned)
+{
+    table->right_aligned[table->column_count] = right_aligned;
+    table->column_count++;
+    table_cell(table, "%s", header);
+}
+
+/* A number with the given printf format, or "-" for NAN. */
+static void table_number(text_table *table, const char *format, double value)
+{
+    if (isnan(value))
+        table_cell(table, "-");
+    else
+        table_cell(table, format, value);
+}
+
+/* Counter values: counts print whole, fractions (efficiencies, per-request ratios) with four
+ * significant digits. */
+static void table_metric_value(text_table *table, double value)
+{
+    if (!isnan(value) && (value == floor(value) || fabs(value) >= 1000))
+        table_number(table, "%.0f", value);
+    else
+        table_number(table, "%.4g", value);
+}
+
+static void table_print(const text_table *table, FILE *stream)
+{
+    int row_count = table->cell_count / table->column_count;
+    int width[MAX_COLUMNS] = {0};
+    for (int cell = 0; cell < table->cell_count; cell++) {
+        int column = cell % table->column_count;
+        int length = (int)strlen(table->cells[cell]);
+        if (length > width[column])
+            width[column] = length;
+    }
+
+    for (int row = 0; row < row_count; row++) {
+        for (int column = 0; column < table->column_count; column++) {
+            const char *text = table->cells[row * table->column_count + column];
+            bool last = (column == table->column_count - 1);
+            if (column > 0)
+                fputs(COLUMN_GAP, stream);
+            if (table->right_aligned[column])
+                fprintf(stream, "%*s", width[column], text);
+            else if (last)
+                fputs(text, stream);    /* no padding: no trailing spaces */
+            else
+                fprintf(stream, "%-*s", width[column], text);
+        }
+        fputc('\n', stream);
+
+        /* A rule under the header row. */
+        if (row == 0) {
+            for (int column = 0; column < table->column_count; column++) {
+                if (column > 0)
+                    fputs(COLUMN_GAP, stream);
+                for (int i = 0; i < width[column]; i++)
+                    fputc('-', stream);
+            }
+            fputc('\n', stream);
+        }
+    }
+}
+
+static void print_header(const ml_report *report, FILE *stream)
+{
+    const char *key_format = "%-10s";
+
+    fprintf(stream, "%s: %s\n", report->lab->program, report->lab->title);
+
+    fprintf(stream, key_format, "device:");
+    if (report->device_name[0] == '\0')
+        fprintf(stream, "none (--model: predictions only)\n");
+    else
+        fprintf(stream, "%s (sm_%d%d, %d SMs, %.4g MiB L2)\n", report->device_name,
+                report->compute_major, report->compute_minor, report->sm_count, report->l2_mib);
+
+    fprintf(stream, key_format, "ceiling:");
+    if (isnan(report->ceiling_gbps))
+        fprintf(stream, "not measured\n");
+    else
+        fprintf(stream, "%.1f GB/s (device-to-device copy)\n", report->ceiling_gbps);
+
+    fprintf(stream, key_format, "seed:");
+    fprintf(stream, "%" PRIu64 "\n", report->seed);
+
+    fprintf(stream, key_format, "reps:");
+    fprintf(stream, "%d (warm-up %d)\n", report->reps, report->warmup);
+
+    if (report->profiler_note[0] != '\0') {
+        fprintf(stream, key_format, "counters:");
+        fprintf(stream, "%s\n", report->profiler_note);
+    }
+}
+
+static void print_timing_table(const ml_report *report, FILE *stream)
+{
+    const ml_lab *lab = report->lab;
+    bool show_gflops = any_record_has_flops(report);
+
+    text_table table;
+    table_init(&table, report->record_count + 1);
+    table_column(&table, "variant", ALIGN_LEFT);
+    for (int i = 0; i < lab->num_params; i++)
+        table_column(&table, lab->params[i].name, ALIGN_RIGHT);
+    table_column(&table, "median ms", ALIGN_RIGHT);
+    table_column(&table, "min ms", ALIGN_RIGHT);
+    table_column(&table, "max ms", ALIGN_RIGHT);
+    table_column(&table, "cv %", ALIGN_RIGHT);
+    table_column(&table, "GB/s", ALIGN_RIGHT);
+    table_column(&table, "% of ceiling", ALIGN_RIGHT);
+    if (show_gflops)
+        table_column(&table, "GFLOP/s", ALIGN_RIGHT);
+    table_column(&table, "check", ALIGN_LEFT);
+
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        table_cell(&table, "%s", record->variant);
+        for (int i = 0; i < lab->num_params; i++)
+            table_cell(&table, "%lld", record->param[i]);
+        table_number(&table, "%.4f", if_timed(record, record->time_ms.median));
+        table_number(&table, "%.4f", if_timed(record, record->time_ms.min));
+        table_number(&table, "%.4f", if_timed(record, record->time_ms.max));
+        table_number(&table, "%.1f", if_timed(record, 100.0 * record->time_ms.cv));
+        table_number(&table, "%.1f", if_timed(record, record->gbps));
+        table_number(&table, "%.1f", if_timed(record, record->pct_of_ceiling));
+        if (show_gflops)
+            table_number(&table, "%.1f", if_timed(record, record->gflops));
+
+        const ml_comparison *comparison = &record->comparison;
+        if (!record->checked)
+            table_cell(&table, "-");
+        else if (record->correct)
+            table_cell(&table, "ok");
+        else
+            table_cell(&table, "FAIL (%zu of %zu, max err %.3g)", comparison->mismatches,
+                       comparison->count, comparison->max_rel_error);
+    }
+
+    table_print(&table, stream);
+    free(table.cells);
+}
+
+static void print_metrics_table(const ml_report *report, FILE *stream)
+{
+    int metric_rows = 0;
+    for (int r = 0; r < report->record_count; r++)
+        metric_rows += report->records[r].metric_count;
+    if (metric_rows == 0)
+        return;
+
+    text_table table;
+    table_init(&table, metric_rows + 1);
+    table_column(&table, "variant", ALIGN_LEFT);
+    table_column(&table, "params", ALIGN_LEFT);
+    table_column(&table, "metric", ALIGN_LEFT);
+    table_column(&table, "unit", ALIGN_LEFT);
+    table_column(&table, "predicted", ALIGN_RIGHT);
+    table_column(&table, "measured", ALIGN_RIGHT);
+    table_column(&table, "measured/predicted", ALIGN_RIGHT);
+
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        char params[CELL_SIZE];
+        format_params(params, sizeof params, report->lab, record);
+        for (int m = 0; m < record->metric_count; m++) {
+            const ml_metric_result *metric = &record->metric[m];
+            table_cell(&table, "%s", record->variant);
+            table_cell(&table, "%s", params);
+            table_cell(&table, "%s", metric->alias);
+            table_cell(&table, "%s", metric->unit);
+            table_metric_value(&table, metric->predicted);
+            table_metric_value(&table, metric->measured);
+            /* No ratio to a prediction of zero (or to a missing value). */
+            bool has_ratio = !isnan(metric->predicted) && !isnan(metric->measured) &&
+                             metric->predicted != 0;
+            table_number(&table, "%.3f", has_ratio ? metric->measured / metric->predicted : NAN);
+        }
+    }
+
+    fputc('\n', stream);
+    table_print(&table, stream);
+    free(table.cells);
+}
+
+static void print_failures(const ml_report *report, FILE *stream)
+{
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        if (!record->checked || record->correct)
+            continue;
+        char params[CELL_SIZE];
+        format_params(params, sizeof params, report->lab, record);
+        fprintf(stream, "\nFAIL %s %s: %zu of %zu elements differ from the CPU reference "
+                        "(max relative error %.3g)\n",
+                record->variant, params, record->comparison.mismatches, record->comparison.count,
+                record->comparison.max_rel_error);
+        ml_print_mismatches(stream, &record->comparison);
+    }
+}
+
+void ml_report_table(const ml_report *report, FILE *stream)
+{
+    print_header(report, stream);
+    fputc('\n', stream);
+    print_timing_table(report, stream);
+    print_metrics_table(report, stream);
+    print_failures(report, stream);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------------- */
+
+/* Every metric alias of the report, each once, in first-seen order; returns how many. The
+ * caller frees *aliases. */
+static int collect_metric_aliases(const ml_report *report, const char ***aliases)
+{
+    size_t total = 0;
+    for (int r = 0; r < report->record_count; r++)
+        total += (size_t)report->records[r].metric_count;
+    *aliases = calloc(total + 1, sizeof **aliases);    /* + 1: calloc(0) may return NULL */
+    if (*aliases == NULL)
+        out_of_memory();
+
+    int count = 0;
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        for (int m = 0; m < record->metric_count; m++) {
+            const char *alias = record->metric[m].alias;
+            bool seen = false;
+            for (int i = 0; i < count && !seen; i++)
+                seen = (strcmp((*aliases)[i], alias) == 0);
+            if (!seen) {
+                (*aliases)[count] = alias;
+                count++;
+            }
+        }
+    }
+    return count;
+}
+
+/* Each field after the first starts with its comma. A NAN is an empty field. */
+static void csv_number(FILE *stream, double value)
+{
+    fputc(',', stream);
+    if (!isnan(value))
+        fprintf(stream, "%.9g", value);
+}
+
+/* RFC 4180: the field in double quotes, each double quote inside doubled. */
+static void csv_quoted(FILE *stream, const char *text)
+{
+    fputs(",\"", stream);
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"')
+            fputc('"', stream);
+        fputc(*c, stream);
+    }
+    fputc('"', stream);
+}
+
+void ml_report_csv(const ml_report *report, FILE *stream)
+{
+    const ml_lab *lab = report->lab;
+    const char **aliases = NULL;
+    int alias_count = collect_metric_aliases(report, &aliases);
+
+    fputs("lab,variant", stream);
+    for (int i = 0; i < lab->num_params; i++)
+        fprintf(stream, ",%s", lab->params[i].name);
+    fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,correct,"
+          "max_rel_error",
+          stream);
+    for (int a = 0; a < alias_count; a++)
+        fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
+    fputc('\n', stream);
+
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        fprintf(stream, "%s,%s", lab->program, record->variant);
+        for (int i = 0; i < lab->num_params; i++)
+            fprintf(stream, ",%lld", record->param[i]);
+        csv_quoted(stream, report->device_name);
+        csv_number(stream, if_timed(record, record->time_ms.median));
+        csv_number(stream, if_timed(record, record->time_ms.min));
+        csv_number(stream, if_timed(record, record->time_ms.max));
+        csv_number(stream, if_timed(record, record->time_ms.cv));
+        csv_number(stream, record->bytes);
+        csv_number(stream, if_timed(record, record->gbps));
+        csv_number(stream, if_timed(record, record->pct_of_ceiling));
+        csv_number(stream, record->flops);
+        csv_number(stream, if_timed(record, record->gflops));
+        csv_number(stream, record->checked ? record->correct : NAN);
+        csv_number(stream, record->checked ? record->comparison.max_rel_error : NAN);
+        for (int a = 0; a < alias_count; a++) {
+            const ml_metric_result *metric = find_metric(record, aliases[a]);
+            csv_number(stream, (metric != NULL) ? metric->predicted : NAN);
+            csv_number(stream, (metric != NULL) ? metric->measured : NAN);
+        }
+        fputc('\n', stream);
+    }
+    free(aliases);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+/* Every builder returns NULL when cJSON runs out of memory; json_add and json_append pass that
+ * failure up, so a whole document is built or none of it is. */
+
+/* A number, or null for NAN and infinities (JSON has neither). */
+static cJSON *json_number(double value)
+{
+    return isfinite(value) ? cJSON_CreateNumber(value) : cJSON_CreateNull();
+}
+
+static cJSON *json_string_or_null(const char *text)
+{
+    return (text[0] != '\0') ? cJSON_CreateString(text) : cJSON_CreateNull();
+}
+
+/* Adds item to object under name; on failure frees item and returns false. */
+static bool json_add(cJSON *object, const char *name, cJSON *item)
+{
+    if (item == NULL)
+        return false;
+    if (!cJSON_AddItemToObject(object, name, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+static bool json_append(cJSON *array, cJSON *item)
+{
+    if (item == NULL)
+        return false;
+    if (!cJSON_AddItemToArray(array, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+/* Returns object, or frees it and returns NULL when building it failed. */
+static cJSON *json_built(cJSON *object, bool ok)
+{
+    if (ok)
+        return object;
+    cJSON_Delete(object);
+    return NULL;
+}
+
+/* Under --model there is no device: the object is kept (so readers find the same keys) with
+ * every value null. */
+static cJSON *json_device(const ml_report *report)
+{
+    bool has_device = (report->device_name[0] != '\0');
+    char compute_capability[32];
+    snprintf(compute_capability, sizeof compute_capability, "%d.%d", report->compute_major,
+             report->compute_minor);
+
+    cJSON *device = cJSON_CreateObject();
+    bool ok = json_add(device, "name", json_string_or_null(report->device_name)) &&
+              json_add(device, "compute_capability",
+                       has_device ? cJSON_CreateString(compute_capability) : cJSON_CreateNull()) &&
+              json_add(device, "sm_count", json_number(has_device ? report->sm_count : NAN)) &&
+              json_add(device, "l2_mib", json_number(has_device ? report->l2_mib : NAN));
+    return json_built(device, ok);
+}
+
+static cJSON *json_params(const ml_lab *lab, const ml_record *record)
+{
+    cJSON *params = cJSON_CreateObject();
+    bool ok = (params != NULL);
+    for (int i = 0; i < lab->num_params && ok; i++)
+        ok = json_add(params, lab->params[i].name, cJSON_CreateNumber((double)record->param[i]));
+    return json_built(params, ok);
+}
+
+/* null for a record that was not timed (--model). */
+static cJSON *json_timing(const ml_record *record)
+{
+    if (!record->timed)
+        return cJSON_CreateNull();
+    cJSON *timing = cJSON_CreateObject();
+    bool ok = json_add(timing, "median_ms", json_number(record->time_ms.median)) &&
+              json_add(timing, "min_ms", json_number(record->time_ms.min)) &&
+              json_add(timing, "max_ms", json_number(record->time_ms.max)) &&
+              json_add(timing, "cv", json_number(record->time_ms.cv)) &&
+              json_add(timing, "reps", cJSON_CreateNumber((double)record->time_ms.count));
+    return json_built(timing, ok);
+}
+
+/* Keyed by full Perfworks name, so the keys match Nsight Compute's; a metric without one (not
+ * resolved) is keyed by its alias. */
+static cJSON *json_metrics(const ml_record *record)
+{
+    cJSON *metrics = cJSON_CreateObject();
+    bool ok = (metrics != NULL);
+    for (int m = 0; m < record->metric_count && ok; m++) {
+        const ml_metric_result *result = &record->metric[m];
+        const char *key = (result->full_name[0] != '\0') ? result->full_name : result->alias;
+        cJSON *metric = cJSON_CreateObject();
+        bool metric_ok = json_add(metric, "alias", cJSON_CreateString(result->alias)) &&
+                         json_add(metric, "unit", cJSON_CreateString(result->unit)) &&
+                         json_add(metric, "predicted", json_number(result->predicted)) &&
+                         json_add(metric, "measured", json_number(result->measured));
+        ok = json_add(metrics, key, json_built(metric, metric_ok));
+    }
+    return json_built(metrics, ok);
+}
+
+static cJSON *json_record(const ml_report *report, const ml_record *record)
+{
+    bool checked = record->checked;
+    cJSON *object = cJSON_CreateObject();
+    bool ok =
+        json_add(object, "variant", cJSON_CreateString(record->variant)) &&
+        json_add(object, "params", json_params(report->lab, record)) &&
+        json_add(object, "timing", json_timing(record)) &&
+        json_add(object, "bytes", json_number(record->bytes)) &&
+        json_add(object, "gbps", json_number(if_timed(record, record->gbps))) &&
+        json_add(object, "pct_of_ceiling", json_number(if_timed(record, record->pct_of_ceiling))) &&
+        json_add(object, "flops", json_number(record->flops)) &&
+        json_add(object, "gflops", json_number(if_timed(record, record->gflops))) &&
+        json_add(object, "correct",
+                 checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&
+        json_add(object, "max_rel_error",
+                 json_number(checked ? record->comparison.max_rel_error : NAN)) &&
+        json_add(object, "mismatches",
+                 json_number(checked ? (double)record->comparison.mismatches : NAN)) &&
+        json_add(object, "metrics", json_metrics(record));
+    return json_built(object, ok);
+}
+
+static cJSON *json_records(const ml_report *report)
+{
+    cJSON *records = cJSON_CreateArray();
+    bool ok = (records != NULL);
+    for (int r = 0; r < report->record_count && ok; r++)
+        ok = json_append(records, json_record(report, &report->records[r]));
+    return json_built(records, ok);
+}
+
+/* The seed is written as a string: it is a 64-bit integer, and most parsers read a JSON number
+ * as a double, which is exact only up to 2^53. */
+static cJSON *json_report(const ml_report *report)
+{
+    char seed[32];
+    snprintf(seed, sizeof seed, "%" PRIu64, report->seed);
+
+    cJSON *root = cJSON_CreateObject();
+    bool ok = json_add(root, "lab", cJSON_CreateString(report->lab->program)) &&
+              json_add(root, "title", cJSON_CreateString(report->lab->title)) &&
+              json_add(root, "device", json_device(report)) &&
+              json_add(root, "ceiling_gbps", json_number(report->ceiling_gbps)) &&
+              json_add(root, "seed", cJSON_CreateString(seed)) &&
+              json_add(root, "reps", cJSON_CreateNumber(report->reps)) &&
+              json_add(root, "warmup", cJSON_CreateNumber(report->warmup)) &&
+              json_add(root, "profiler_note", json_string_or_null(report->profiler_note)) &&
+              json_add(root, "records", json_records(report));
+    return json_built(root, ok);
+}
+
+int ml_report_json(const ml_report *report, FILE *stream)
+{
+    cJSON *root = json_report(report);
+    if (root == NULL)
+        return -1;
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (text == NULL)
+        return -1;
+    fputs(text, stream);
+    fputc('\n', stream);
+    cJSON_free(text);
+    return 0;
+}

@@ -1,0 +1,62 @@
+/* report.h: the results of a run, as an aligned table for people or CSV / JSON for programs.
+ * JSON keys metrics by their full Perfworks names (comparable with Nsight Compute) with the
+ * alias alongside. */
+#ifndef MEMLAB_REPORT_H
+#define MEMLAB_REPORT_H
+
+#include <stdio.h>
+
+#include "compare.h"
+#include "memlab.h"
+#include "stats.h"
+
+typedef struct {
+    char alias[128];
+    char full_name[256];        /* Perfworks name, or "numerator / denominator" */
+    char unit[32];
+    double predicted;           /* NAN when the model makes no prediction */
+    double measured;            /* NAN when not measured (no profiler, --model) */
+} ml_metric_result;
+
+typedef struct {
+    const char *variant;
+    long long param[ML_MAX_PARAMS];
+    int timed;                  /* 0 under --model */
+    ml_stats time_ms;
+    double bytes;
+    double flops;
+    double gbps;                /* bytes / median time */
+    double pct_of_ceiling;      /* gbps / copy ceiling, in % (NAN without ceiling) */
+    double gflops;              /* NAN when the variant does no arithmetic */
+    int checked;                /* 0 under --model */
+    int correct;
+    ml_comparison comparison;
+    int metric_count;
+    ml_metric_result metric[ML_MAX_METRICS];
+} ml_record;
+
+typedef struct {
+    const ml_lab *lab;
+    char device_name[256];      /* "" under --model */
+    int compute_major, compute_minor;
+    int sm_count;
+    double l2_mib;
+    double ceiling_gbps;        /* device-to-device copy, bytes read + written; NAN if not measured */
+    uint64_t seed;
+    int reps, warmup;
+    char profiler_note[256];    /* "" when counters were read, else why not */
+    int record_count;
+    int record_capacity;
+    ml_record *records;
+} ml_report;
+
+/* Appends a zeroed record (growing the array) and returns it. */
+ml_record *ml_report_add(ml_report *report);
+void ml_report_free(ml_report *report);
+
+void ml_report_table(const ml_report *report, FILE *stream);
+void ml_report_csv(const ml_report *report, FILE *stream);
+/* Returns 0, or -1 if the JSON could not be built. */
+int ml_report_json(const ml_report *report, FILE *stream);
+
+#endif

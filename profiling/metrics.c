@@ -1,0 +1,310 @@
+/* metrics.c: the metrics the course material names, mapped to Perfworks names.
+ *
+ * nvprof's metrics (gld_efficiency, shared_load_transactions_per_request, ...) no longer exist on
+ * CUDA 13: counters are read through Perfworks, whose names say what unit counts what
+ * ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": sectors at L1, from the load/store pipe, for
+ * global loads, summed over all units). Each entry below is either plain (one Perfworks name) or
+ * derived (numerator / denominator * scale). Every Perfworks name here is checked against GH100
+ * and other chips by tests/unit/test_metrics.c through the Profiler Host API.
+ */
+#include "profiler.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const prof_metric metric_table[] = {
+    /* ---- global memory ---- */
+    {
+        .alias = "gld_efficiency",
+        .legacy_names = "global_load_efficiency",
+        .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+        .unit = "%",
+        .group = "global",
+        .meaning = "bytes global loads asked for per 32-byte sector moved, as % of 32 "
+                   "(100 = fully coalesced); an instrumented counter that needs its own pass",
+    },
+    {
+        .alias = "gst_efficiency",
+        .legacy_names = "global_store_efficiency",
+        .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+        .unit = "%",
+        .group = "global",
+        .meaning = "bytes global stores wrote per 32-byte sector moved, as % of 32 "
+                   "(100 = fully coalesced); an instrumented counter that needs its own pass",
+    },
+    {
+        .alias = "gld_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        .unit = "sectors",
+        .group = "global",
+        .meaning = "32-byte sectors L1 looked up for global loads; nvprof counted 128-byte or "
+                   "32-byte transactions depending on the cache level, so older numbers can differ",
+    },
+    {
+        .alias = "gst_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        .unit = "sectors",
+        .group = "global",
+        .meaning = "32-byte sectors L1 passed on for global stores",
+    },
+    {
+        .alias = "gld_requests",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        .unit = "requests",
+        .group = "global",
+        .meaning = "global load requests at L1: one per load instruction a warp executes",
+    },
+    {
+        .alias = "gst_requests",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        .unit = "requests",
+        .group = "global",
+        .meaning = "global store requests at L1: one per store instruction a warp executes",
+    },
+    {
+        .alias = "gld_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+        .denominator = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+        .scale = 1.0,
+        .unit = "sectors/request",
+        .group = "global",
+        .meaning = "32-byte sectors per warp-wide global load: 4 when 32 threads read "
+                   "consecutive floats, 32 when every thread touches a sector of its own",
+    },
+    {
+        .alias = "gst_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+        .denominator = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+        .scale = 1.0,
+        .unit = "sectors/request",
+        .group = "global",
+        .meaning = "32-byte sectors per warp-wide global store: 4 when 32 threads write "
+                   "consecutive floats, 32 when every thread touches a sector of its own",
+    },
+
+    /* ---- shared memory ---- */
+    {
+        .alias = "shared_load_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        .unit = "wavefronts",
+        .group = "shared",
+        .meaning = "shared-memory load wavefronts: nvprof's shared transactions are wavefronts "
+                   "now, one per pass through the 32 banks that a load needs",
+    },
+    {
+        .alias = "shared_store_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        .unit = "wavefronts",
+        .group = "shared",
+        .meaning = "shared-memory store wavefronts: nvprof's shared transactions are wavefronts "
+                   "now, one per pass through the 32 banks that a store needs",
+    },
+    {
+        .alias = "shared_load_instructions",
+        .legacy_names = "inst_executed_shared_loads",
+        .perfworks = "smsp__inst_executed_op_shared_ld.sum",
+        .unit = "instructions",
+        .group = "shared",
+        .meaning = "warp-level shared-memory load instructions executed (nvprof's requests)",
+    },
+    {
+        .alias = "shared_store_instructions",
+        .legacy_names = "inst_executed_shared_stores",
+        .perfworks = "smsp__inst_executed_op_shared_st.sum",
+        .unit = "instructions",
+        .group = "shared",
+        .meaning = "warp-level shared-memory store instructions executed (nvprof's requests)",
+    },
+    {
+        .alias = "shared_load_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+        .denominator = "smsp__inst_executed_op_shared_ld.sum",
+        .scale = 1.0,
+        .unit = "wavefronts/instruction",
+        .group = "shared",
+        .meaning = "wavefronts per shared load instruction: 1 without bank conflicts, "
+                   "up to 32 when all lanes hit different addresses in one bank",
+    },
+    {
+        .alias = "shared_store_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+        .denominator = "smsp__inst_executed_op_shared_st.sum",
+        .scale = 1.0,
+        .unit = "wavefronts/instruction",
+        .group = "shared",
+        .meaning = "wavefronts per shared store instruction: 1 without bank conflicts, "
+                   "up to 32 when all lanes hit different addresses in one bank",
+    },
+    {
+        .alias = "shared_ld_bank_conflict",
+        .legacy_names = "",
+        .perfworks = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        .unit = "conflicts",
+        .group = "shared",
+        .meaning = "bank conflicts of shared loads; it also counts a few that padding does not "
+                   "remove, so compare conflicts per instruction, not the raw total",
+    },
+    {
+        .alias = "shared_st_bank_conflict",
+        .legacy_names = "",
+        .perfworks = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        .unit = "conflicts",
+        .group = "shared",
+        .meaning = "bank conflicts of shared stores; it also counts a few that padding does not "
+                   "remove, so compare conflicts per instruction, not the raw total",
+    },
+    {
+        .alias = "shared_ld_conflicts_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+        .denominator = "smsp__inst_executed_op_shared_ld.sum",
+        .scale = 1.0,
+        .unit = "conflicts/instruction",
+        .group = "shared",
+        .meaning = "bank conflicts per shared load instruction: about 0 when conflict-free, "
+                   "31 when all 32 lanes hit different addresses in one bank",
+    },
+    {
+        .alias = "shared_st_conflicts_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+        .denominator = "smsp__inst_executed_op_shared_st.sum",
+        .scale = 1.0,
+        .unit = "conflicts/instruction",
+        .group = "shared",
+        .meaning = "bank conflicts per shared store instruction: about 0 when conflict-free, "
+                   "31 when all 32 lanes hit different addresses in one bank",
+    },
+
+    /* ---- local memory ---- */
+    {
+        .alias = "local_load_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        .unit = "sectors",
+        .group = "local",
+        .meaning = "32-byte sectors L1 looked up for local-memory loads (register spills, "
+                   "runtime-indexed arrays); nvprof counted transactions, not sectors",
+    },
+    {
+        .alias = "local_store_transactions",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        .unit = "sectors",
+        .group = "local",
+        .meaning = "32-byte sectors L1 passed on for local-memory stores (register spills, "
+                   "runtime-indexed arrays); nvprof counted transactions, not sectors",
+    },
+
+    /* ---- device memory ---- */
+    {
+        .alias = "dram_read_bytes",
+        .legacy_names = "",
+        .perfworks = "dram__bytes_read.sum",
+        .unit = "bytes",
+        .group = "dram",
+        .meaning = "bytes read from device memory (DRAM or HBM) into L2; same meaning as nvprof's",
+    },
+    {
+        .alias = "dram_write_bytes",
+        .legacy_names = "",
+        .perfworks = "dram__bytes_write.sum",
+        .unit = "bytes",
+        .group = "dram",
+        .meaning = "bytes written from L2 to device memory (DRAM or HBM); same meaning as nvprof's",
+    },
+
+    /* ---- occupancy ---- */
+    {
+        .alias = "achieved_occupancy",
+        .legacy_names = "",
+        .perfworks = "sm__warps_active.avg.pct_of_peak_sustained_active",
+        .unit = "%",
+        .group = "occupancy",
+        .meaning = "average active warps per SM as % of the most it can hold, while it was "
+                   "active; a percentage 0..100 where nvprof gave a fraction 0..1",
+    },
+};
+
+size_t prof_metric_count(void)
+{
+    return sizeof metric_table / sizeof metric_table[0];
+}
+
+const prof_metric *prof_metric_at(size_t index)
+{
+    if (index >= prof_metric_count())
+        return NULL;
+    return &metric_table[index];
+}
+
+/* True if name is one of the comma-separated names in list (whole names only, so
+ * "global_load" does not match "global_load_efficiency"). */
+static int list_contains(const char *list, const char *name)
+{
+    size_t name_length = strlen(name);
+    const char *start = list;
+    while (*start != '\0') {
+        const char *comma = strchr(start, ',');
+        size_t length = comma != NULL ? (size_t)(comma - start) : strlen(start);
+        if (length == name_length && strncmp(start, name, length) == 0)
+            return 1;
+        if (comma == NULL)
+            break;
+        start = comma + 1;
+    }
+    return 0;
+}
+
+const prof_metric *prof_metric_find(const char *name)
+{
+    if (name == NULL || name[0] == '\0')
+        return NULL;
+    for (size_t i = 0; i < prof_metric_count(); i++) {
+        const prof_metric *metric = &metric_table[i];
+        if (strcmp(metric->alias, name) == 0 || list_contains(metric->legacy_names, name))
+            return metric;
+    }
+    /* A Perfworks name finds the plain entry that reads it. */
+    for (size_t i = 0; i < prof_metric_count(); i++) {
+        const prof_metric *metric = &metric_table[i];
+        if (metric->perfworks != NULL && strcmp(metric->perfworks, name) == 0)
+            return metric;
+    }
+    return NULL;
+}
+
+size_t prof_metric_inputs(const prof_metric *metric, const char *inputs[2])
+{
+    if (metric == NULL)
+        return 0;
+    if (metric->perfworks != NULL) {
+        inputs[0] = metric->perfworks;
+        return 1;
+    }
+    inputs[0] = metric->numerator;
+    inputs[1] = metric->denominator;
+    return 2;
+}
+
+void prof_metric_full_name(const prof_metric *metric, char *buffer, size_t size)
+{
+    if (buffer == NULL || size == 0)
+        return;
+    if (metric == NULL)
+        buffer[0] = '\0';
+    else if (metric->perfworks != NULL)
+        snprintf(buffer, size, "%s", metric->perfworks);
+    else
+        snprintf(buffer, size, "%s / %s", metric->numerator, metric->denominator);
+}

@@ -1,0 +1,133 @@
+/* gpu_test.c: running a lab program and reading its report. */
+#define _POSIX_C_SOURCE 200809L
+#include "gpu_test.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cuda_runtime_api.h>
+
+#define MAX_ARGUMENTS 64
+
+int gpu_test_device_available(void)
+{
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    rewind(file);
+    char *text = malloc((size_t)size + 1);
+    if (text != NULL && fread(text, 1, (size_t)size, file) == (size_t)size)
+        text[size] = '\0';
+    else {
+        free(text);
+        text = NULL;
+    }
+    fclose(file);
+    return text;
+}
+
+/* Waits for the child, killing it after time_limit_s. Returns its exit status or -1. */
+static int wait_with_limit(pid_t child, int time_limit_s)
+{
+    struct timespec tick = {0, 20 * 1000 * 1000};
+    for (long waited_ms = 0; waited_ms < time_limit_s * 1000L; waited_ms += 20) {
+        int status = 0;
+        pid_t done = waitpid(child, &status, WNOHANG);
+        if (done == child)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        nanosleep(&tick, NULL);
+    }
+    fprintf(stderr, "gpu test: %s ran past %d s: killed\n", LAB_PROGRAM, time_limit_s);
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    return -1;
+}
+
+cJSON *gpu_test_run_lab(const char *arguments, int time_limit_s, int *exit_status)
+{
+    char json_path[] = "/tmp/memlab_gpu_test_XXXXXX";
+    int descriptor = mkstemp(json_path);
+    if (descriptor < 0) {
+        *exit_status = -1;
+        return NULL;
+    }
+    close(descriptor);
+
+    char copy[2048];
+    snprintf(copy, sizeof copy, "%s", arguments);
+    char *argv[MAX_ARGUMENTS];
+    int argc = 0;
+    argv[argc++] = (char *)LAB_PROGRAM;
+    for (char *word = strtok(copy, " "); word != NULL && argc < MAX_ARGUMENTS - 6;
+         word = strtok(NULL, " "))
+        argv[argc++] = word;
+    argv[argc++] = (char *)"--format";
+    argv[argc++] = (char *)"json";
+    argv[argc++] = (char *)"--out";
+    argv[argc++] = json_path;
+    argv[argc] = NULL;
+
+    fprintf(stderr, "gpu test: %s %s\n", LAB_PROGRAM, arguments);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        /* The table the program prints is not needed here; its stderr is. */
+        if (freopen("/dev/null", "w", stdout) == NULL)
+            _exit(127);
+        execv(LAB_PROGRAM, argv);
+        _exit(127);
+    }
+    *exit_status = child < 0 ? -1 : wait_with_limit(child, time_limit_s);
+    char *text = read_file(json_path);
+    unlink(json_path);
+    cJSON *report = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    return report;
+}
+
+static double number_or_nan(const cJSON *item)
+{
+    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
+}
+
+int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured)
+{
+    const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(record, "metrics");
+    const cJSON *metric = NULL;
+    cJSON_ArrayForEach(metric, metrics)
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, alias) == 0) {
+            *predicted = number_or_nan(cJSON_GetObjectItemCaseSensitive(metric, "predicted"));
+            *measured = number_or_nan(cJSON_GetObjectItemCaseSensitive(metric, "measured"));
+            return 0;
+        }
+    }
+    return -1;
+}
+
+const char *gpu_test_profiler_note(const cJSON *report)
+{
+    const cJSON *note = cJSON_GetObjectItemCaseSensitive(report, "profiler_note");
+    return cJSON_IsString(note) ? note->valuestring : NULL;
+}
+
+long long gpu_test_param(const cJSON *record, const char *name)
+{
+    const cJSON *params = cJSON_GetObjectItemCaseSensitive(record, "params");
+    return (long long)number_or_nan(cJSON_GetObjectItemCaseSensitive(params, name));
+}

@@ -1,0 +1,30 @@
+/* gpu_test.h: what the GPU tests share. A GPU test runs its lab program as a child process (a
+ * crash or hang there fails one case, not the test program), reads the JSON report it wrote, and
+ * asserts on correctness and on counters against the model's predictions. */
+#ifndef MEMLAB_GPU_TEST_H
+#define MEMLAB_GPU_TEST_H
+
+#include <cjson/cJSON.h>
+
+/* CTest shows a test that exits with this status as skipped. */
+#define GPU_TEST_SKIP 77
+
+/* 1 if a CUDA device is usable. */
+int gpu_test_device_available(void);
+
+/* Runs LAB_PROGRAM with the space-separated arguments plus "--format json --out PATH" and returns
+ * the parsed report (NULL on failure); *exit_status gets the program's exit status, or -1 if it
+ * crashed or ran past time_limit_s. */
+cJSON *gpu_test_run_lab(const char *arguments, int time_limit_s, int *exit_status);
+
+/* The metric with this alias in a record: predicted and measured values (NAN for null).
+ * Returns 0 if found. */
+int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured);
+
+/* Why counters were not read in this report, or NULL if they were. */
+const char *gpu_test_profiler_note(const cJSON *report);
+
+/* A parameter of a record. */
+long long gpu_test_param(const cJSON *record, const char *name);
+
+#endif

@@ -1,0 +1,128 @@
+/* test_coalescing: lab 04 on a real GPU.
+ *
+ *   every variant matches the CPU reference on random, odd sizes;
+ *   measured global load efficiency and sectors per request equal the access model's prediction
+ *   (within 1%) for strides 1..32 and offsets 0..32.
+ *
+ * Without a GPU it exits 77, which CTest reports as skipped. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_test.h"
+
+#define TIME_LIMIT_S 300
+#define METRIC_TOLERANCE 0.01
+
+/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
+static cJSON *run_correct(const char *arguments)
+{
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_true(cJSON_GetArraySize(records) > 0);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
+    }
+    return report;
+}
+
+static void every_variant_is_correct_on_odd_sizes(void **state)
+{
+    (void)state;
+    const char *cases[] = {
+        "--variant all --n 1 --stride 3 --offset 5 --seed 11",
+        "--variant all --n 31 --stride 7 --offset 31 --seed 12",
+        "--variant all --n 1000003 --stride 5 --offset 13 --seed 13",
+        "--variant all --n 4194305 --stride 32 --offset 1",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char arguments[256];
+        snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
+        cJSON *report = run_correct(arguments);
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 4);
+        cJSON_Delete(report);
+    }
+}
+
+static void assert_metric_matches(const cJSON *record, const char *alias)
+{
+    double predicted = NAN, measured = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
+    assert_false(isnan(predicted));
+    assert_false(isnan(measured));
+    double relative = fabs(measured - predicted) / predicted;
+    if (relative > METRIC_TOLERANCE)
+        fprintf(stderr, "  %s stride=%lld offset=%lld: %s predicted %g, measured %g\n",
+                cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring,
+                gpu_test_param(record, "stride"), gpu_test_param(record, "offset"), alias,
+                predicted, measured);
+    assert_true(relative <= METRIC_TOLERANCE);
+}
+
+static void counters_equal_the_model(const char *arguments, int expected_records)
+{
+    cJSON *report = run_correct(arguments);
+    const char *note = gpu_test_profiler_note(report);
+    if (note != NULL) {
+        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
+        cJSON_Delete(report);
+        skip();
+    }
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_int_equal(cJSON_GetArraySize(records), expected_records);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        assert_metric_matches(record, "gld_efficiency");
+        assert_metric_matches(record, "gld_transactions_per_request");
+        assert_metric_matches(record, "gst_efficiency");
+    }
+    cJSON_Delete(report);
+}
+
+static void strided_counters_equal_the_model(void **state)
+{
+    (void)state;
+    counters_equal_the_model("--variant strided --n 4194304 --sweep stride=1:32 --reps 1 --warmup 0",
+                             32);
+}
+
+static void offset_counters_equal_the_model(void **state)
+{
+    (void)state;
+    counters_equal_the_model("--variant offset --n 4194304 --sweep offset=0:32 --reps 1 --warmup 0",
+                             33);
+}
+
+static void coalesced_and_broadcast_counters_equal_the_model(void **state)
+{
+    (void)state;
+    counters_equal_the_model("--variant coalesced --n 4194307 --reps 1 --warmup 0", 1);
+    counters_equal_the_model("--variant broadcast --n 4194304 --reps 1 --warmup 0", 1);
+}
+
+int main(void)
+{
+    if (!gpu_test_device_available()) {
+        fprintf(stderr, "no CUDA device: test skipped\n");
+        return GPU_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_variant_is_correct_on_odd_sizes),
+        cmocka_unit_test(strided_counters_equal_the_model),
+        cmocka_unit_test(offset_counters_equal_the_model),
+        cmocka_unit_test(coalesced_and_broadcast_counters_equal_the_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,235 @@
+/* test_compare.c: checking outputs against a reference, and the mismatch report. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compare.h"
+
+#define TOLERANCE 1e-5
+#define COUNT 16
+
+static void fill_ramp(float *values, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        values[i] = 0.25f * (float)i - 1.0f;
+    }
+}
+
+static void test_relative_error(void **state)
+{
+    (void)state;
+    /* |expected| >= 1: relative. */
+    assert_float_equal(ml_relative_error(110.0f, 100.0f), 0.1, 1e-12);
+    assert_float_equal(ml_relative_error(-90.0f, -100.0f), 0.1, 1e-12);
+    /* |expected| < 1: absolute. */
+    assert_float_equal(ml_relative_error(0.5f, 0.25f), 0.25, 1e-12);
+    assert_float_equal(ml_relative_error(0.0f, 0.0f), 0.0, 1e-12);
+    /* Anything not finite is infinitely wrong. */
+    assert_true(isinf(ml_relative_error(NAN, 0.25f)));
+    assert_true(isinf(ml_relative_error(INFINITY, 0.25f)));
+    assert_true(isinf(ml_relative_error(-INFINITY, 0.25f)));
+    assert_true(isinf(ml_relative_error(0.25f, NAN)));
+}
+
+static void test_identical_arrays(void **state)
+{
+    (void)state;
+    float expected[COUNT];
+    float got[COUNT];
+    fill_ramp(expected, COUNT);
+    fill_ramp(got, COUNT);
+
+    ml_comparison comparison = ml_compare(got, expected, COUNT, TOLERANCE);
+    assert_int_equal(comparison.count, COUNT);
+    assert_int_equal(comparison.mismatches, 0);
+    assert_int_equal(comparison.reported, 0);
+    assert_float_equal(comparison.max_rel_error, 0.0, 1e-12);
+}
+
+static void test_one_element_off(void **state)
+{
+    (void)state;
+    float expected[COUNT];
+    float got[COUNT];
+    fill_ramp(expected, COUNT);
+    fill_ramp(got, COUNT);
+    got[7] += 0.5f; /* expected[7] = 0.75: absolute error 0.5 */
+
+    ml_comparison comparison = ml_compare(got, expected, COUNT, TOLERANCE);
+    assert_int_equal(comparison.mismatches, 1);
+    assert_int_equal(comparison.reported, 1);
+    assert_int_equal(comparison.first_index[0], 7);
+    assert_float_equal(comparison.first_got[0], 1.25, 1e-12);
+    assert_float_equal(comparison.first_expected[0], 0.75, 1e-12);
+    assert_float_equal(comparison.max_rel_error, 0.5, 1e-12);
+}
+
+/* Relative above 1 (1000 and the next float up: 6e-8), absolute below (5e-6): inside 1e-5. */
+static void test_within_tolerance_passes(void **state)
+{
+    (void)state;
+    const float expected[] = {1000.0f, -2.0f, 0.5f};
+    const float got[] = {nextafterf(1000.0f, 2000.0f), -2.00001f, 0.500005f};
+
+    ml_comparison comparison = ml_compare(got, expected, 3, TOLERANCE);
+    assert_int_equal(comparison.mismatches, 0);
+    assert_true(comparison.max_rel_error > 0.0);
+    assert_true(comparison.max_rel_error <= TOLERANCE);
+}
+
+/* The poison: an element the kernel never wrote is NaN and must fail, whatever the tolerance. */
+static void test_nan_fails(void **state)
+{
+    (void)state;
+    float expected[COUNT];
+    float got[COUNT];
+    fill_ramp(expected, COUNT);
+    fill_ramp(got, COUNT);
+    got[12] = NAN;
+
+    ml_comparison comparison = ml_compare(got, expected, COUNT, 1e30);
+    assert_int_equal(comparison.mismatches, 1);
+    assert_int_equal(comparison.reported, 1);
+    assert_int_equal(comparison.first_index[0], 12);
+    assert_true(isnan(comparison.first_got[0]));
+    assert_true(isinf(comparison.max_rel_error));
+}
+
+static void test_infinity_fails(void **state)
+{
+    (void)state;
+    const float expected[] = {1.0f, 2.0f};
+    const float got[] = {1.0f, INFINITY};
+
+    ml_comparison comparison = ml_compare(got, expected, 2, INFINITY);
+    assert_int_equal(comparison.mismatches, 1);
+    assert_int_equal(comparison.first_index[0], 1);
+}
+
+/* Every odd element wrong: 8 mismatches, the first five reported (1, 3, 5, 7, 9). */
+static void test_many_mismatches(void **state)
+{
+    (void)state;
+    float expected[COUNT];
+    float got[COUNT];
+    fill_ramp(expected, COUNT);
+    fill_ramp(got, COUNT);
+    for (size_t i = 1; i < COUNT; i += 2) {
+        got[i] = -got[i] - 10.0f;
+    }
+
+    ml_comparison comparison = ml_compare(got, expected, COUNT, TOLERANCE);
+    assert_int_equal(comparison.mismatches, COUNT / 2);
+    assert_int_equal(comparison.reported, ML_MAX_REPORTED_MISMATCHES);
+    for (size_t i = 0; i < ML_MAX_REPORTED_MISMATCHES; i++) {
+        size_t index = 2 * i + 1;
+        assert_int_equal(comparison.first_index[i], index);
+        assert_float_equal(comparison.first_got[i], got[index], 1e-12);
+        assert_float_equal(comparison.first_expected[i], expected[index], 1e-12);
+    }
+}
+
+/* Below 1 the error is absolute: 1e-6 off from 1e-6 is 100% relative but only 1e-6 absolute. */
+static void test_small_values_use_absolute_error(void **state)
+{
+    (void)state;
+    const float expected[] = {1e-6f, 0.0f};
+    const float got[] = {2e-6f, 5e-6f};
+
+    ml_comparison comparison = ml_compare(got, expected, 2, TOLERANCE);
+    assert_int_equal(comparison.mismatches, 0);
+    assert_float_equal(comparison.max_rel_error, 5e-6, 1e-9);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    ml_comparison comparison = ml_compare(NULL, NULL, 0, TOLERANCE);
+    assert_int_equal(comparison.count, 0);
+    assert_int_equal(comparison.mismatches, 0);
+    assert_int_equal(comparison.reported, 0);
+}
+
+/* Prints the comparison into a temporary file and returns what was written. */
+static void print_to_string(const ml_comparison *comparison, char *text, size_t capacity)
+{
+    FILE *stream = tmpfile();
+    assert_non_null(stream);
+    ml_print_mismatches(stream, comparison);
+    rewind(stream);
+    size_t length = fread(text, 1, capacity - 1, stream);
+    text[length] = '\0';
+    fclose(stream);
+}
+
+static void test_print_mismatches(void **state)
+{
+    (void)state;
+    const float expected[] = {1.0f, 0.25f, 2.0f};
+    /* -NAN: the sign of a NaN means nothing and is not printed. */
+    const float got[] = {1.0f, -NAN, 3.0f};
+    ml_comparison comparison = ml_compare(got, expected, 3, TOLERANCE);
+
+    char text[256];
+    print_to_string(&comparison, text, sizeof text);
+    assert_string_equal(text,
+                        "  [1] got nan, expected 0.25 (error inf)\n"
+                        "  [2] got 3, expected 2 (error 0.5)\n");
+}
+
+static void test_print_mismatches_says_how_many_more(void **state)
+{
+    (void)state;
+    float expected[COUNT] = {0};
+    float got[COUNT];
+    for (size_t i = 0; i < COUNT; i++) {
+        got[i] = 0.5f;
+    }
+    ml_comparison comparison = ml_compare(got, expected, COUNT, TOLERANCE);
+
+    char text[512];
+    print_to_string(&comparison, text, sizeof text);
+    assert_string_equal(text,
+                        "  [0] got 0.5, expected 0 (error 0.5)\n"
+                        "  [1] got 0.5, expected 0 (error 0.5)\n"
+                        "  [2] got 0.5, expected 0 (error 0.5)\n"
+                        "  [3] got 0.5, expected 0 (error 0.5)\n"
+                        "  [4] got 0.5, expected 0 (error 0.5)\n"
+                        "  ... and 11 more\n");
+}
+
+static void test_print_nothing_when_all_match(void **state)
+{
+    (void)state;
+    const float values[] = {1.0f, 2.0f};
+    ml_comparison comparison = ml_compare(values, values, 2, TOLERANCE);
+
+    char text[64];
+    print_to_string(&comparison, text, sizeof text);
+    assert_string_equal(text, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_relative_error),
+        cmocka_unit_test(test_identical_arrays),
+        cmocka_unit_test(test_one_element_off),
+        cmocka_unit_test(test_within_tolerance_passes),
+        cmocka_unit_test(test_nan_fails),
+        cmocka_unit_test(test_infinity_fails),
+        cmocka_unit_test(test_many_mismatches),
+        cmocka_unit_test(test_small_values_use_absolute_error),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_print_mismatches),
+        cmocka_unit_test(test_print_mismatches_says_how_many_more),
+        cmocka_unit_test(test_print_nothing_when_all_match),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
