@@ -12,7 +12,7 @@
 /* The GPU only issues naturally aligned 1-, 2-, 4-, 8- and 16-byte accesses (anything else
  * faults with "misaligned address"), so the model accepts nothing else either. Because of
  * this, one lane never straddles a sector, a line or more than width/4 words. */
-static bool is_valid_width(unsigned width_bytes)
+static inline bool is_valid_width(unsigned width_bytes)
 {
     return width_bytes == 1 || width_bytes == 2 || width_bytes == 4 || width_bytes == 8 ||
            width_bytes == 16;
@@ -52,8 +52,10 @@ ml_global_cost ml_model_global(const ml_warp_access *access)
 
     uint64_t sectors[ML_WARP_SIZE];
     uint64_t lines[ML_WARP_SIZE];
+    uint64_t addresses[ML_WARP_SIZE];
     unsigned sector_count = 0;
     unsigned line_count = 0;
+    unsigned address_count = 0;
     unsigned active_lanes = 0;
 
     for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
@@ -64,6 +66,8 @@ ml_global_cost ml_model_global(const ml_warp_access *access)
         assert(address % access->width_bytes == 0);
         add_distinct(sectors, &sector_count, address / ML_SECTOR_BYTES);
         add_distinct(lines, &line_count, address / ML_LINE_BYTES);
+        /* Accesses are aligned and of one width, so distinct addresses never overlap. */
+        add_distinct(addresses, &address_count, address);
         active_lanes++;
     }
 
@@ -71,7 +75,7 @@ ml_global_cost ml_model_global(const ml_warp_access *access)
         .requests = active_lanes > 0 ? 1 : 0,
         .sectors = sector_count,
         .lines = line_count,
-        .requested_bytes = active_lanes * access->width_bytes,
+        .used_bytes = address_count * access->width_bytes,
     };
     return cost;
 }
@@ -144,7 +148,7 @@ double ml_global_efficiency_pct(ml_global_cost cost)
     if (cost.sectors == 0) {
         return 0.0;
     }
-    return 100.0 * cost.requested_bytes / ((double)cost.sectors * ML_SECTOR_BYTES);
+    return 100.0 * cost.used_bytes / ((double)cost.sectors * ML_SECTOR_BYTES);
 }
 
 void ml_global_cost_add(ml_global_cost *total, ml_global_cost one)
@@ -152,7 +156,7 @@ void ml_global_cost_add(ml_global_cost *total, ml_global_cost one)
     total->requests += one.requests;
     total->sectors += one.sectors;
     total->lines += one.lines;
-    total->requested_bytes += one.requested_bytes;
+    total->used_bytes += one.used_bytes;
 }
 
 void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one)

@@ -44,8 +44,8 @@ typedef struct {
     unsigned requests;          /* 1 if any lane is active, else 0 */
     unsigned sectors;           /* distinct 32-byte sectors touched */
     unsigned lines;             /* distinct 128-byte lines touched */
-    unsigned requested_bytes;   /* active lanes x width: what the program asked for (counted
-                                   per lane even when lanes share an address) */
+    unsigned used_bytes;        /* distinct bytes the active lanes read or write: lanes that
+                                   share an address count once */
 } ml_global_cost;
 
 typedef struct {
@@ -62,10 +62,12 @@ void ml_warp_access_strided(ml_warp_access *access, uint64_t base, int64_t strid
 ml_global_cost ml_model_global(const ml_warp_access *access);
 ml_shared_cost ml_model_shared(const ml_warp_access *access);
 
-/* Load or store efficiency in percent, as Nsight Compute defines it: bytes requested per byte of
- * the sectors moved (100 for perfectly coalesced, 12.5 for one float per sector). It exceeds 100
- * when lanes share a sector: 32 lanes reading one float give 128 bytes from one 32-byte sector,
- * 400%. 0 when no sector was moved. */
+/* Load or store efficiency in percent, as Nsight Compute's
+ * smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.pct counts it: bytes used per
+ * byte of the sectors moved (100 for perfectly coalesced, 12.5 for one float per sector). Bytes
+ * are counted once however many lanes read them: 32 lanes reading one float use 4 bytes of one
+ * sector, 12.5% (read off an H200; nvprof's gld_efficiency counted such a broadcast per lane and
+ * could exceed 100%). 0 when no sector was moved. */
 double ml_global_efficiency_pct(ml_global_cost cost);
 
 /* Sums over many warps. */

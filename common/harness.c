@@ -213,7 +213,7 @@ static int validate_selection(const char *chip, metric_selection *selection, cha
 /* Reads the selected metrics for one launch of the variant. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
-                            double *measured)
+                            void *flush_buffer, size_t flush_bytes, double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
     int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
@@ -231,6 +231,8 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
+    /* DRAM counters should see the inputs come from DRAM, as in the timed runs. */
+    ML_CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_bytes));
     prof_status status = prof_begin(profiler->session, names, name_count);
     if (status == PROF_OK) {
         problem->variant->launch(problem);
@@ -533,7 +535,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             fill_rates(record, report.ceiling_gbps);
 
             double measured[ML_MAX_METRICS];
-            collect_metrics(&profiler, &report, &selections[v], &problem, measured);
+            collect_metrics(&profiler, &report, &selections[v], &problem, flush_buffer, flush_bytes,
+                            measured);
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);

@@ -12,15 +12,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cases=(
-  "coalescing copy_coalesced --variant coalesced --n 4194307"
-  "coalescing copy_strided --variant strided --n 4194304 --stride 1"
-  "coalescing copy_strided --variant strided --n 4194304 --stride 2"
-  "coalescing copy_strided --variant strided --n 4194304 --stride 4"
-  "coalescing copy_strided --variant strided --n 4194304 --stride 8"
-  "coalescing copy_strided --variant strided --n 4194304 --stride 32"
-  "coalescing copy_offset --variant offset --n 4194304 --offset 1"
-  "coalescing copy_offset --variant offset --n 4194304 --offset 8"
-  "coalescing copy_broadcast --variant broadcast --n 4194304"
+  "coalescing copy_coalesced --variant coalesced --n 67108867"
+  "coalescing copy_strided --variant strided --n 67108864 --stride 1"
+  "coalescing copy_strided --variant strided --n 67108864 --stride 2"
+  "coalescing copy_strided --variant strided --n 67108864 --stride 4"
+  "coalescing copy_strided --variant strided --n 67108864 --stride 8"
+  "coalescing copy_strided --variant strided --n 67108864 --stride 32"
+  "coalescing copy_offset --variant offset --n 67108864 --offset 1"
+  "coalescing copy_offset --variant offset --n 67108864 --offset 8"
+  "coalescing copy_broadcast --variant broadcast --n 67108864"
 )
 
 status=0

@@ -123,7 +123,7 @@ static void launch_broadcast(const ml_problem *problem)
 
 /* Counter totals over a launch, in doubles: a large launch has billions of sectors. */
 typedef struct {
-    double requests, sectors, requested_bytes;
+    double requests, sectors, used_bytes;
 } access_totals;
 
 static void add_warp(access_totals *totals, const ml_warp_access *access, double repeat)
@@ -131,7 +131,7 @@ static void add_warp(access_totals *totals, const ml_warp_access *access, double
     ml_global_cost cost = ml_model_global(access);
     totals->requests += repeat * cost.requests;
     totals->sectors += repeat * cost.sectors;
-    totals->requested_bytes += repeat * cost.requested_bytes;
+    totals->used_bytes += repeat * cost.used_bytes;
 }
 
 /* The lanes of a warp whose first lane is element `first`: all 32, or fewer at the end. */
@@ -160,8 +160,8 @@ static double distinct_input_sectors(uint64_t n, const long long *param,
 static void predict_from_totals(const access_totals *loads, const access_totals *stores,
                                 double dram_read_sectors, uint64_t n, ml_prediction *prediction)
 {
-    ml_predict(prediction, "gld_efficiency", 100.0 * loads->requested_bytes / (loads->sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gst_efficiency", 100.0 * stores->requested_bytes / (stores->sectors * ML_SECTOR_BYTES));
+    ml_predict(prediction, "gld_efficiency", 100.0 * loads->used_bytes / (loads->sectors * ML_SECTOR_BYTES));
+    ml_predict(prediction, "gst_efficiency", 100.0 * stores->used_bytes / (stores->sectors * ML_SECTOR_BYTES));
     ml_predict(prediction, "gld_transactions_per_request", loads->sectors / loads->requests);
     ml_predict(prediction, "gst_transactions_per_request", stores->sectors / stores->requests);
     ml_predict(prediction, "gld_transactions", loads->sectors);
