@@ -232,7 +232,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
 
     double values[2 * ML_MAX_METRICS];
     /* DRAM counters should see the inputs come from DRAM, as in the timed runs. */
-    ML_CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_bytes));
+    ml_flush_l2(flush_buffer, flush_bytes);
     prof_status status = prof_begin(profiler->session, names, name_count);
     if (status == PROF_OK) {
         problem->variant->launch(problem);
@@ -290,8 +290,8 @@ static void time_variant(const ml_problem *problem, const ml_options *options, v
     ML_CUDA_CHECK(cudaEventCreate(&stop));
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     for (int rep = 0; rep < options->reps; rep++) {
-        /* Overwrite the L2 so that inputs that fit in it are read from DRAM every time. */
-        ML_CUDA_CHECK(cudaMemsetAsync(flush_buffer, rep & 0xff, flush_bytes, 0));
+        /* Inputs that fit in the L2 are read from DRAM every time. */
+        ml_flush_l2(flush_buffer, flush_bytes);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
         ML_LAUNCH_CHECK();
@@ -512,6 +512,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     size_t flush_bytes = 2 * (size_t)(properties.l2CacheSize > 4194304 ? properties.l2CacheSize
                                                                        : 4194304);
     void *flush_buffer = ml_device_alloc(flush_bytes);
+    ML_CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_bytes));
 
     int exit_status = ML_EXIT_OK;
     for (int v = 0; v < lab->num_variants; v++) {

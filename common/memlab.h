@@ -111,6 +111,10 @@ void *ml_host_alloc(size_t bytes);
 /* Fills a device buffer with reproducible values in [-1, 1): value i is ml_random_value(seed, i). */
 void ml_fill_random(float *device, size_t count, uint64_t seed);
 float ml_random_value(uint64_t seed, uint64_t index);
+/* Leaves the L2 holding only clean lines of buffer (at least twice the L2 size, 16-byte
+ * aligned), so the next kernel starts with a cold cache, as Nsight Compute's cache control does.
+ * The harness calls it before every timed and profiled launch. */
+void ml_flush_l2(void *buffer, size_t bytes);
 /* Blocks of threads_per_block needed to cover count items. */
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block);
 

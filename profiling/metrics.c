@@ -20,8 +20,9 @@ static const prof_metric metric_table[] = {
         .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
         .unit = "%",
         .group = "global",
-        .meaning = "bytes global loads asked for per 32-byte sector moved, as % of 32 "
-                   "(100 = fully coalesced); an instrumented counter that needs its own pass",
+        .meaning = "bytes global loads used per 32-byte sector moved, as % of 32 (100 = fully "
+                   "coalesced; a byte read by many lanes counts once, so a broadcast is 12.5, "
+                   "where nvprof could exceed 100); instrumented, it needs its own pass",
     },
     {
         .alias = "gst_efficiency",
@@ -30,7 +31,7 @@ static const prof_metric metric_table[] = {
         .unit = "%",
         .group = "global",
         .meaning = "bytes global stores wrote per 32-byte sector moved, as % of 32 "
-                   "(100 = fully coalesced); an instrumented counter that needs its own pass",
+                   "(100 = fully coalesced); instrumented, it needs its own pass",
     },
     {
         .alias = "gld_transactions",

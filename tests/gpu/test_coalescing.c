@@ -55,6 +55,17 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
     }
 }
 
+/* Sizes whose buffers cannot fit the device are refused before anything runs. */
+static void sizes_beyond_device_memory_are_refused(void **state)
+{
+    (void)state;
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab("--variant strided --n 17179869184 --stride 1024",
+                                     TIME_LIMIT_S, &exit_status);
+    assert_int_equal(exit_status, 2);
+    assert_null(report);
+}
+
 static void assert_metric_matches(const cJSON *record, const char *alias)
 {
     double predicted = NAN, measured = NAN;
@@ -120,6 +131,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_variant_is_correct_on_odd_sizes),
+        cmocka_unit_test(sizes_beyond_device_memory_are_refused),
         cmocka_unit_test(strided_counters_equal_the_model),
         cmocka_unit_test(offset_counters_equal_the_model),
         cmocka_unit_test(coalesced_and_broadcast_counters_equal_the_model),
