@@ -222,7 +222,9 @@ static const prof_metric metric_table[] = {
         .perfworks = "dram__bytes_write.sum",
         .unit = "bytes",
         .group = "dram",
-        .meaning = "bytes written from L2 to device memory (DRAM or HBM); same meaning as nvprof's",
+        .meaning = "bytes written from L2 to device memory (DRAM or HBM); lines still dirty in L2 "
+                   "when the kernel ends may fall outside the range (Nsight Compute's figure "
+                   "for a 256 MiB copy on an H200 was 9% under the output size)",
     },
 
     /* ---- occupancy ---- */
