@@ -263,6 +263,7 @@ static const ml_variant variants[] = {
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
+/* What each variant reads, in the order of the table above: setup and device_bytes need it. */
 static source_function source_of(const ml_variant *variant)
 {
     const source_function sources[VARIANT_COUNT] = {source_coalesced, source_strided,
