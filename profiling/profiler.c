@@ -229,6 +229,18 @@ static int appears_before(const char *const *names, size_t index)
     return 0;
 }
 
+static CUptiResult config_add_metrics(CUpti_Profiler_Host_Object *host, const char *const *names,
+                                      size_t count)
+{
+    CUpti_Profiler_Host_ConfigAddMetrics_Params params = {
+        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
+        .pHostObject = host,
+        .ppMetricNames = (const char **)names,
+        .numMetrics = count,
+    };
+    return cuptiProfilerHostConfigAddMetrics(&params);
+}
+
 /* Adds names to a host object, all in one call: on an H200, adding the two instrumented
  * efficiency metrics (op_ld.pct, op_st.pct) in separate calls evaluated both to the load value.
  * A name given twice is added once: CUPTI would schedule it twice, costing a replay pass.
@@ -246,13 +258,7 @@ static prof_status add_metrics(CUpti_Profiler_Host_Object *host, const char *chi
     for (size_t i = 0; i < count; i++)
         if (!appears_before(names, i))
             unique_names[unique_count++] = names[i];
-    CUpti_Profiler_Host_ConfigAddMetrics_Params params = {
-        .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
-        .pHostObject = host,
-        .ppMetricNames = unique_names,
-        .numMetrics = unique_count,
-    };
-    CUptiResult result = cuptiProfilerHostConfigAddMetrics(&params);
+    CUptiResult result = config_add_metrics(host, unique_names, unique_count);
     free(unique_names);
     if (result == CUPTI_SUCCESS)
         return PROF_OK;
@@ -262,14 +268,7 @@ static prof_status add_metrics(CUpti_Profiler_Host_Object *host, const char *chi
         prof_status status = create_host_object(chip_name, NULL, &probe);
         if (status != PROF_OK)
             return status;
-        const char *one_name[1] = {names[i]};
-        CUpti_Profiler_Host_ConfigAddMetrics_Params probe_params = {
-            .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE,
-            .pHostObject = probe,
-            .ppMetricNames = one_name,
-            .numMetrics = 1,
-        };
-        CUptiResult probe_result = cuptiProfilerHostConfigAddMetrics(&probe_params);
+        CUptiResult probe_result = config_add_metrics(probe, &names[i], 1);
         destroy_host_object(probe, PROF_OK);
         if (probe_result != CUPTI_SUCCESS) {
             if (bad_index != NULL)
