@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_REPS 100000
@@ -146,6 +147,9 @@ static int check_writable(const char *path, char *error, size_t error_size)
 {
     if (path[0] == '\0')
         return fail(error, error_size, "--out needs a file name");
+    struct stat status;
+    if (stat(path, &status) == 0 && S_ISDIR(status.st_mode))
+        return fail(error, error_size, "--out %s: is a directory, not a file", path);
     if (access(path, F_OK) == 0)
         return access(path, W_OK) == 0
                    ? ML_EXIT_OK

@@ -86,12 +86,21 @@ static int add_metric_list(metric_selection *selection, const char *list, char *
 {
     char copy[1024];
     snprintf(copy, sizeof copy, "%s", list);
-    for (char *name = strtok(copy, ","); name != NULL; name = strtok(NULL, ",")) {
+    /* strtok would skip empty names ("a,,b", "a,"): walk the commas so they are refused. */
+    char *name = copy;
+    for (;;) {
+        char *comma = strchr(name, ',');
+        if (comma != NULL)
+            *comma = '\0';
+        if (name[0] == '\0') {
+            snprintf(error, error_size, "--metrics: a metric name is empty (names are separated by single commas)");
+            return ML_EXIT_USAGE;
+        }
         int status = add_metric(selection, name, error, error_size);
-        if (status != ML_EXIT_OK)
+        if (status != ML_EXIT_OK || comma == NULL)
             return status;
+        name = comma + 1;
     }
-    return ML_EXIT_OK;
 }
 
 static int is_metric_group(const char *name)

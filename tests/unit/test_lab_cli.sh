@@ -2,14 +2,18 @@
 # test_lab_cli: a lab program as a user meets it, no GPU needed. Bad input gets exactly one line
 # on stderr, nothing on stdout, exit status 2, and no output file; --model, --list and --help
 # work anywhere; without a GPU a run exits 3 with one line naming --model.
-#   tests/unit/test_lab_cli.sh PATH/TO/coalescing
+#   tests/unit/test_lab_cli.sh PATH/TO/LAB_PROGRAM
+# The bad-input corpus is built from the size flags the program's --help lists (name, default,
+# range), so every lab gets the same checks; tests/unit/cli_PROGRAM.sh, when there is one, adds
+# the lab's own (it is sourced here and can use expect_refused and fail).
 set -uo pipefail
 lab=${1:?usage: test_lab_cli.sh LAB_PROGRAM}
+program=$(basename "$lab")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+fail() { echo "FAIL: $program: $*"; failures=$((failures + 1)); }
 
 expect_refused() { # arguments...
   "$lab" "$@" >"$work/out" 2>"$work/err"
@@ -20,29 +24,60 @@ expect_refused() { # arguments...
   [[ ! -e $work/report.json ]] || fail "$* -> created the --out file"
 }
 
-for bad in "--bogus" "--n" "--n 5x" "--n 0" "--n -4" "--n 99999999999999999999" "--stride 1.5" \
-  "--variant nope" "--sweep stride=32:1" "--sweep stride=1:2000" "--sweep width=1:4" \
-  "--reps 0" "--warmup -1" "--seed x" "--format xml" "--metrics bogus_metric" "--device -1" \
-  "--out /nonexistent/dir/report.json" "stray"; do
+# The options every lab shares.
+expect_refused --bogus --out "$work/report.json"
+expect_refused stray --out "$work/report.json"
+expect_refused "" --out "$work/report.json"
+expect_refused --variant nope --out "$work/report.json"
+expect_refused --variant "" --out "$work/report.json"
+expect_refused --variant --out "$work/report.json"
+expect_refused --sweep nope=1:2 --out "$work/report.json"
+expect_refused --sweep --out "$work/report.json"
+expect_refused --sweep "" --out "$work/report.json"
+for bad in "--reps 0" "--reps -3" "--reps 5x" "--warmup -1" "--warmup 99999999999999999999" \
+  "--seed x" "--seed -1" "--format xml" "--metrics bogus_metric" "--metrics gld_efficiency,," \
+  "--device -1" "--device 1.5" "--out /nonexistent/dir/report.json" "--out"; do
   # shellcheck disable=SC2086 # each case is several words
   expect_refused $bad --out "$work/report.json"
 done
+expect_refused --out "$work"
 
-"$lab" --model --n 1000003 --stride 3 --format json --out "$work/model.json" >/dev/null 2>"$work/err" ||
-  fail "--model exited $?"
-grep -q '"gld_efficiency"' "$work/model.json" || fail "--model JSON has no gld_efficiency"
-grep -q '"predicted":	33.33' "$work/model.json" || fail "--model JSON lacks the stride-3 prediction"
-"$lab" --list | grep -q '^  strided' || fail "--list does not list strided"
+# Each size flag: "  --NAME  N  text (default D, MIN..MAX)" in --help.
+sizes=$("$lab" --help | sed -n 's/^  --\([a-z_]*\) .*(default \(-\{0,1\}[0-9]*\), \(-\{0,1\}[0-9]*\)\.\.\([0-9]*\))$/\1 \2 \3 \4/p')
+[[ -n $sizes ]] || fail "--help lists no size flags"
+while read -r name default min max; do
+  [[ -n $name ]] || continue
+  for bad in "5x" "1.5" "" "99999999999999999999" "$((min - 1))" "$((max + 1))"; do
+    expect_refused "--$name" "$bad" --out "$work/report.json"
+  done
+  expect_refused "--$name" --out "$work/report.json"
+  if ((max > min)); then
+    expect_refused --sweep "$name=$max:$min" --out "$work/report.json"
+    expect_refused --sweep "$name=$min:$((max + 1))" --out "$work/report.json"
+    expect_refused --sweep "$name=$min:$max:0" --out "$work/report.json"
+  fi
+  expect_refused --sweep "$name=$min" --out "$work/report.json"
+  : "$default"
+done <<<"$sizes"
+
+"$lab" --model --format json --out "$work/model.json" >/dev/null 2>"$work/err" || fail "--model exited $?"
+grep -q '"predicted"' "$work/model.json" || fail "--model JSON holds no prediction"
+[[ $("$lab" --list | wc -l) -ge 2 ]] || fail "--list lists no variant"
 "$lab" --help | grep -q '^exit status' || fail "--help does not document exit statuses"
 "$lab" --list-metrics | grep -q 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' ||
   fail "--list-metrics lacks the global load sectors metric"
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
-  "$lab" --n 1000 >"$work/out" 2>"$work/err"
+  "$lab" >"$work/out" 2>"$work/err"
   status=$?
   [[ $status -eq 3 ]] || fail "run without a GPU -> exit $status, expected 3"
   grep -q -- '--model' "$work/err" || fail "no-GPU message does not mention --model"
+  [[ $(wc -l <"$work/err") -eq 1 ]] || fail "no-GPU message is not one line"
 fi
 
-[[ $failures -eq 0 ]] && echo "all lab CLI checks passed"
+lab_checks=$(dirname "${BASH_SOURCE[0]}")/cli_$program.sh
+# shellcheck source=/dev/null
+[[ -f $lab_checks ]] && source "$lab_checks"
+
+[[ $failures -eq 0 ]] && echo "all CLI checks of $program passed"
 exit $((failures > 0))

@@ -1,0 +1,8 @@
+# Sourced by test_lab_cli.sh for the coalescing program: its own predictions and flags.
+"$lab" --model --n 1000003 --stride 3 --format json --out "$work/model.json" >/dev/null 2>"$work/err" ||
+  fail "--model exited $?"
+grep -q '"gld_efficiency"' "$work/model.json" || fail "--model JSON has no gld_efficiency"
+grep -q '"predicted":	33.33' "$work/model.json" || fail "--model JSON lacks the stride-3 prediction"
+"$lab" --list | grep -q '^  strided' || fail "--list does not list strided"
+expect_refused --n 17179869185 --out "$work/report.json"
+expect_refused --sweep width=1:4 --out "$work/report.json"
