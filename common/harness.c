@@ -342,6 +342,45 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
+/* What the variant's kernel costs the SM at its block size. */
+static void fill_resources(const ml_variant *variant, const struct cudaDeviceProp *properties,
+                           ml_record *record)
+{
+    if (variant->kernel == NULL || variant->threads_per_block == 0)
+        return;
+    struct cudaFuncAttributes attributes;
+    ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, variant->kernel));
+    int blocks_per_sm = 0;
+    ML_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm, variant->kernel, (int)variant->threads_per_block, 0));
+    ml_kernel_resources *resources = &record->resources;
+    resources->known = 1;
+    resources->registers_per_thread = attributes.numRegs;
+    resources->local_bytes_per_thread = attributes.localSizeBytes;
+    resources->shared_bytes_per_block = attributes.sharedSizeBytes;
+    resources->threads_per_block = variant->threads_per_block;
+    resources->blocks_per_sm = blocks_per_sm;
+    resources->occupancy_pct = 100.0 * blocks_per_sm * variant->threads_per_block /
+                               properties->maxThreadsPerMultiProcessor;
+}
+
+/* Each record's GFLOP/s as % of the ceiling variant's at the same sizes. */
+static void fill_flops_ceiling(const ml_lab *lab, ml_report *report)
+{
+    for (int r = 0; r < report->record_count; r++) {
+        ml_record *record = &report->records[r];
+        record->pct_of_flops_ceiling = NAN;
+        if (lab->flops_ceiling == NULL || !record->timed)
+            continue;
+        for (int c = 0; c < report->record_count; c++) {
+            const ml_record *ceiling = &report->records[c];
+            if (strcmp(ceiling->variant, lab->flops_ceiling) == 0 && ceiling->timed &&
+                memcmp(ceiling->param, record->param, sizeof record->param) == 0)
+                record->pct_of_flops_ceiling = 100.0 * record->gflops / ceiling->gflops;
+        }
+    }
+}
+
 static int write_report(const ml_report *report, const ml_options *options)
 {
     if (options->out_path != NULL) {
@@ -406,6 +445,7 @@ static int run_model(const ml_lab *lab, const ml_options *options,
             record->variant = lab->variants[v].name;
             ml_sweep_point(options, point, record->param);
             record->pct_of_ceiling = record->gbps = record->gflops = NAN;
+            record->pct_of_flops_ceiling = NAN;
             ml_prediction prediction = {0};
             lab->variants[v].predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, NULL);
@@ -431,6 +471,19 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     if (options.action == ML_ACTION_LIST_METRICS) {
         ml_print_metrics(stdout);
         return ML_EXIT_OK;
+    }
+    /* The FLOP/s ceiling runs whenever any variant runs. */
+    for (int v = 0; v < lab->num_variants && lab->flops_ceiling != NULL; v++)
+        if (strcmp(lab->variants[v].name, lab->flops_ceiling) == 0)
+            options.variant_selected[v] = 1;
+    if (lab->check_params != NULL) {
+        for (long long point = 0; point < ml_sweep_count(&options); point++) {
+            long long param[ML_MAX_PARAMS];
+            ml_sweep_point(&options, point, param);
+            const char *message = lab->check_params(param);
+            if (message != NULL)
+                return usage_error(lab, message);
+        }
     }
     static metric_selection selections[64];
     if (select_all_metrics(lab, &options, selections, error, sizeof error) != ML_EXIT_OK)
@@ -538,6 +591,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             record->bytes = problem.bytes;
             record->flops = problem.flops;
 
+            fill_resources(variant, &properties, record);
             check_variant(&problem, record);
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;
@@ -558,6 +612,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     ml_device_free(flush_buffer);
     if (profiler.session != NULL)
         prof_close(profiler.session);
+    fill_flops_ceiling(lab, &report);
 
     int write_status = write_report(&report, &options);
     ml_report_free(&report);

@@ -85,6 +85,11 @@ struct ml_variant {
     void (*launch)(const ml_problem *problem);
     /* Fills predicted metrics from the sizes alone: works without a GPU. */
     void (*predict)(const long long *param, ml_prediction *prediction);
+    /* The __global__ function launch() runs and its threads per block, so the report can show
+     * what it costs the SM: registers and local memory per thread, shared memory per block,
+     * blocks per SM. NULL for a variant that is not one kernel of the lab (a library call). */
+    const void *kernel;
+    unsigned threads_per_block;
 };
 
 typedef struct {
@@ -100,6 +105,13 @@ typedef struct {
     void (*setup)(ml_problem *problem);
     /* Frees what setup allocated on the device and host, except the reference. */
     void (*teardown)(ml_problem *problem);
+    /* Optional: a rule between sizes that min and max cannot say (an odd mask width, a divisor).
+     * Returns NULL when the sizes are fine, else a one-line message; the run exits 2 before
+     * anything is allocated. Called for every sweep point, --model included. */
+    const char *(*check_params)(const long long *param);
+    /* Optional: the name of the variant that is the FLOP/s ceiling (a vendor library). It runs
+     * at every sweep point, and every record's GFLOP/s is also shown as % of it. */
+    const char *flops_ceiling;
 } ml_lab;
 
 int ml_main(const ml_lab *lab, int argc, char **argv);

@@ -229,6 +229,7 @@ static void print_timing_table(const ml_report *report, FILE *stream)
 {
     const ml_lab *lab = report->lab;
     bool show_gflops = any_record_has_flops(report);
+    bool show_flops_ceiling = show_gflops && lab->flops_ceiling != NULL;
 
     text_table table;
     table_init(&table, report->record_count + 1);
@@ -243,6 +244,11 @@ static void print_timing_table(const ml_report *report, FILE *stream)
     table_column(&table, "% of ceiling", ALIGN_RIGHT);
     if (show_gflops)
         table_column(&table, "GFLOP/s", ALIGN_RIGHT);
+    char ceiling_header[CELL_SIZE];
+    if (show_flops_ceiling) {
+        snprintf(ceiling_header, sizeof ceiling_header, "%% of %s", lab->flops_ceiling);
+        table_column(&table, ceiling_header, ALIGN_RIGHT);
+    }
     table_column(&table, "check", ALIGN_LEFT);
 
     for (int r = 0; r < report->record_count; r++) {
@@ -258,6 +264,8 @@ static void print_timing_table(const ml_report *report, FILE *stream)
         table_number(&table, "%.1f", if_timed(record, record->pct_of_ceiling));
         if (show_gflops)
             table_number(&table, "%.1f", if_timed(record, record->gflops));
+        if (show_flops_ceiling)
+            table_number(&table, "%.1f", if_timed(record, record->pct_of_flops_ceiling));
 
         const ml_comparison *comparison = &record->comparison;
         if (!record->checked)
@@ -315,6 +323,47 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
     free(table.cells);
 }
 
+/* Registers, local and shared memory, and the occupancy they allow, once per variant and
+ * sizes that have a kernel of their own. */
+static void print_resources_table(const ml_report *report, FILE *stream)
+{
+    int rows = 0;
+    for (int r = 0; r < report->record_count; r++)
+        rows += report->records[r].resources.known;
+    if (rows == 0)
+        return;
+
+    text_table table;
+    table_init(&table, rows + 1);
+    table_column(&table, "variant", ALIGN_LEFT);
+    table_column(&table, "params", ALIGN_LEFT);
+    table_column(&table, "registers/thread", ALIGN_RIGHT);
+    table_column(&table, "local B/thread", ALIGN_RIGHT);
+    table_column(&table, "shared B/block", ALIGN_RIGHT);
+    table_column(&table, "threads/block", ALIGN_RIGHT);
+    table_column(&table, "blocks/SM", ALIGN_RIGHT);
+    table_column(&table, "occupancy %", ALIGN_RIGHT);
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        const ml_kernel_resources *resources = &record->resources;
+        if (!resources->known)
+            continue;
+        char params[CELL_SIZE];
+        format_params(params, sizeof params, report->lab, record);
+        table_cell(&table, "%s", record->variant);
+        table_cell(&table, "%s", params);
+        table_cell(&table, "%d", resources->registers_per_thread);
+        table_cell(&table, "%zu", resources->local_bytes_per_thread);
+        table_cell(&table, "%zu", resources->shared_bytes_per_block);
+        table_cell(&table, "%u", resources->threads_per_block);
+        table_cell(&table, "%d", resources->blocks_per_sm);
+        table_cell(&table, "%.1f", resources->occupancy_pct);
+    }
+    fputc('\n', stream);
+    table_print(&table, stream);
+    free(table.cells);
+}
+
 static void print_failures(const ml_report *report, FILE *stream)
 {
     for (int r = 0; r < report->record_count; r++) {
@@ -336,6 +385,7 @@ void ml_report_table(const ml_report *report, FILE *stream)
     print_header(report, stream);
     fputc('\n', stream);
     print_timing_table(report, stream);
+    print_resources_table(report, stream);
     print_metrics_table(report, stream);
     print_failures(report, stream);
 }
@@ -399,8 +449,9 @@ void ml_report_csv(const ml_report *report, FILE *stream)
     fputs("lab,variant", stream);
     for (int i = 0; i < lab->num_params; i++)
         fprintf(stream, ",%s", lab->params[i].name);
-    fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,correct,"
-          "max_rel_error",
+    fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,"
+          "pct_of_flops_ceiling,correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
+          "shared_bytes_per_block,threads_per_block,blocks_per_sm,occupancy_pct",
           stream);
     for (int a = 0; a < alias_count; a++)
         fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
@@ -421,8 +472,17 @@ void ml_report_csv(const ml_report *report, FILE *stream)
         csv_number(stream, if_timed(record, record->pct_of_ceiling));
         csv_number(stream, record->flops);
         csv_number(stream, if_timed(record, record->gflops));
+        csv_number(stream, if_timed(record, record->pct_of_flops_ceiling));
         csv_number(stream, record->checked ? record->correct : NAN);
         csv_number(stream, record->checked ? record->comparison.max_rel_error : NAN);
+        const ml_kernel_resources *resources = &record->resources;
+        bool known = resources->known;
+        csv_number(stream, known ? resources->registers_per_thread : NAN);
+        csv_number(stream, known ? (double)resources->local_bytes_per_thread : NAN);
+        csv_number(stream, known ? (double)resources->shared_bytes_per_block : NAN);
+        csv_number(stream, known ? resources->threads_per_block : NAN);
+        csv_number(stream, known ? resources->blocks_per_sm : NAN);
+        csv_number(stream, known ? resources->occupancy_pct : NAN);
         for (int a = 0; a < alias_count; a++) {
             const ml_metric_result *metric = find_metric(record, aliases[a]);
             csv_number(stream, (metric != NULL) ? metric->predicted : NAN);
@@ -541,6 +601,25 @@ static cJSON *json_metrics(const ml_record *record)
     return json_built(metrics, ok);
 }
 
+/* null for a variant without a kernel of its own, and under --model. */
+static cJSON *json_resources(const ml_record *record)
+{
+    const ml_kernel_resources *resources = &record->resources;
+    if (!resources->known)
+        return cJSON_CreateNull();
+    cJSON *object = cJSON_CreateObject();
+    bool ok =
+        json_add(object, "registers_per_thread", cJSON_CreateNumber(resources->registers_per_thread)) &&
+        json_add(object, "local_bytes_per_thread",
+                 cJSON_CreateNumber((double)resources->local_bytes_per_thread)) &&
+        json_add(object, "shared_bytes_per_block",
+                 cJSON_CreateNumber((double)resources->shared_bytes_per_block)) &&
+        json_add(object, "threads_per_block", cJSON_CreateNumber(resources->threads_per_block)) &&
+        json_add(object, "blocks_per_sm", cJSON_CreateNumber(resources->blocks_per_sm)) &&
+        json_add(object, "occupancy_pct", json_number(resources->occupancy_pct));
+    return json_built(object, ok);
+}
+
 static cJSON *json_record(const ml_report *report, const ml_record *record)
 {
     bool checked = record->checked;
@@ -554,6 +633,9 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "pct_of_ceiling", json_number(if_timed(record, record->pct_of_ceiling))) &&
         json_add(object, "flops", json_number(record->flops)) &&
         json_add(object, "gflops", json_number(if_timed(record, record->gflops))) &&
+        json_add(object, "pct_of_flops_ceiling",
+                 json_number(if_timed(record, record->pct_of_flops_ceiling))) &&
+        json_add(object, "resources", json_resources(record)) &&
         json_add(object, "correct",
                  checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&
         json_add(object, "max_rel_error",
@@ -585,6 +667,10 @@ static cJSON *json_report(const ml_report *report)
               json_add(root, "title", cJSON_CreateString(report->lab->title)) &&
               json_add(root, "device", json_device(report)) &&
               json_add(root, "ceiling_gbps", json_number(report->ceiling_gbps)) &&
+              json_add(root, "flops_ceiling_variant",
+                       report->lab->flops_ceiling != NULL
+                           ? cJSON_CreateString(report->lab->flops_ceiling)
+                           : cJSON_CreateNull()) &&
               json_add(root, "seed", cJSON_CreateString(seed)) &&
               json_add(root, "reps", cJSON_CreateNumber(report->reps)) &&
               json_add(root, "warmup", cJSON_CreateNumber(report->warmup)) &&

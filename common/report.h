@@ -18,6 +18,17 @@ typedef struct {
     double measured;            /* NAN when not measured (no profiler, --model) */
 } ml_metric_result;
 
+/* What a kernel costs the SM, from cudaFuncGetAttributes and the occupancy calculator. */
+typedef struct {
+    int known;                  /* 0 for a variant without a kernel of its own, or --model */
+    int registers_per_thread;
+    size_t local_bytes_per_thread;
+    size_t shared_bytes_per_block;  /* static __shared__ declarations */
+    unsigned threads_per_block;
+    int blocks_per_sm;          /* resident blocks the resources allow */
+    double occupancy_pct;       /* resident warps / the SM's maximum, in % */
+} ml_kernel_resources;
+
 typedef struct {
     const char *variant;
     long long param[ML_MAX_PARAMS];
@@ -28,6 +39,8 @@ typedef struct {
     double gbps;                /* bytes / median time */
     double pct_of_ceiling;      /* gbps / copy ceiling, in % (NAN without ceiling) */
     double gflops;              /* NAN when the variant does no arithmetic */
+    double pct_of_flops_ceiling;    /* gflops / the lab's flops_ceiling variant's, in % (NAN) */
+    ml_kernel_resources resources;
     int checked;                /* 0 under --model */
     int correct;
     ml_comparison comparison;

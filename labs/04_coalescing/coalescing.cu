@@ -253,13 +253,13 @@ typedef uint64_t (*source_function)(uint64_t, const long long *);
 
 static const ml_variant variants[] = {
     {"coalesced", "out[i] = in[i], 16 bytes per thread: every byte moved is used",
-     COPY_METRICS, launch_coalesced, predict_coalesced},
+     COPY_METRICS, launch_coalesced, predict_coalesced, (const void *)copy_coalesced, THREADS_PER_BLOCK},
     {"strided", "out[i] = in[i * stride]: efficiency falls as 100 / stride %",
-     COPY_METRICS, launch_strided, predict_strided},
+     COPY_METRICS, launch_strided, predict_strided, (const void *)copy_strided, THREADS_PER_BLOCK},
     {"offset", "out[i] = in[i + offset]: a misaligned warp touches one sector more",
-     COPY_METRICS, launch_offset, predict_offset},
+     COPY_METRICS, launch_offset, predict_offset, (const void *)copy_offset, THREADS_PER_BLOCK},
     {"broadcast", "out[i] = in[i / 32]: all 32 lanes read one address, one sector",
-     COPY_METRICS, launch_broadcast, predict_broadcast},
+     COPY_METRICS, launch_broadcast, predict_broadcast, (const void *)copy_broadcast, THREADS_PER_BLOCK},
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 

@@ -79,6 +79,12 @@ static void make_report(ml_report *report)
     coalesced->gbps = 0.016384;
     coalesced->pct_of_ceiling = 0.0004096;
     coalesced->gflops = NAN;
+    coalesced->pct_of_flops_ceiling = NAN;
+    coalesced->resources = (ml_kernel_resources){.known = 1, .registers_per_thread = 16,
+                                                 .local_bytes_per_thread = 0,
+                                                 .shared_bytes_per_block = 4224,
+                                                 .threads_per_block = 256, .blocks_per_sm = 8,
+                                                 .occupancy_pct = 100};
     coalesced->checked = 1;
     coalesced->correct = 1;
     coalesced->comparison.count = 1024;
@@ -97,6 +103,7 @@ static void make_report(ml_report *report)
     strided->gbps = 0.0064;
     strided->pct_of_ceiling = 0.00016;
     strided->gflops = NAN;
+    strided->pct_of_flops_ceiling = NAN;
     strided->checked = 1;
     strided->correct = 0;
     strided->comparison = (ml_comparison){.count = 1000, .mismatches = 3, .max_rel_error = 0.5,
@@ -306,6 +313,14 @@ static void test_json_run(void **state)
     assert_true(cJSON_IsNull(member(coalesced, "gflops")));
     assert_true(cJSON_IsTrue(member(coalesced, "correct")));
     assert_float_equal(number_member(coalesced, "mismatches"), 0, 0);
+    assert_true(cJSON_IsNull(member(coalesced, "pct_of_flops_ceiling")));
+    const cJSON *resources = member(coalesced, "resources");
+    assert_float_equal(number_member(resources, "registers_per_thread"), 16, 0);
+    assert_float_equal(number_member(resources, "local_bytes_per_thread"), 0, 0);
+    assert_float_equal(number_member(resources, "shared_bytes_per_block"), 4224, 0);
+    assert_float_equal(number_member(resources, "threads_per_block"), 256, 0);
+    assert_float_equal(number_member(resources, "blocks_per_sm"), 8, 0);
+    assert_float_equal(number_member(resources, "occupancy_pct"), 100, 0);
 
     const cJSON *metrics = member(coalesced, "metrics");
     assert_int_equal(cJSON_GetArraySize(metrics), 2);
@@ -322,6 +337,7 @@ static void test_json_run(void **state)
     assert_string_equal(string_member(strided, "variant"), "strided");
     assert_float_equal(number_member(member(strided, "params"), "n"), 1000, 0);
     assert_true(cJSON_IsFalse(member(strided, "correct")));
+    assert_true(cJSON_IsNull(member(strided, "resources")));
     assert_float_equal(number_member(strided, "mismatches"), 3, 0);
     assert_float_equal(number_member(strided, "max_rel_error"), 0.5, 1e-12);
     const cJSON *unmeasured = member(member(strided, "metrics"), EFFICIENCY_NAME);
@@ -403,7 +419,9 @@ static void test_json_out_of_memory(void **state)
 
 static const char *const expected_csv_columns[] = {
     "lab", "variant", "n", "stride", "device", "median_ms", "min_ms", "max_ms", "cv", "bytes",
-    "gbps", "pct_of_ceiling", "flops", "gflops", "correct", "max_rel_error",
+    "gbps", "pct_of_ceiling", "flops", "gflops", "pct_of_flops_ceiling", "correct",
+    "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "shared_bytes_per_block",
+    "threads_per_block", "blocks_per_sm", "occupancy_pct",
     "gld_efficiency_predicted", "gld_efficiency_measured",
     "gld_sectors_predicted", "gld_sectors_measured",
 };
@@ -446,10 +464,16 @@ static void test_csv(void **state)
     assert_string_equal(fields[csv_column("gflops")], "");
     assert_string_equal(fields[csv_column("correct")], "1");
     assert_string_equal(fields[csv_column("gld_sectors_measured")], "130");
+    assert_string_equal(fields[csv_column("registers_per_thread")], "16");
+    assert_string_equal(fields[csv_column("shared_bytes_per_block")], "4224");
+    assert_string_equal(fields[csv_column("blocks_per_sm")], "8");
+    assert_string_equal(fields[csv_column("pct_of_flops_ceiling")], "");
 
     assert_int_equal(split_csv(lines[2], fields), EXPECTED_CSV_COLUMN_COUNT);
     assert_string_equal(fields[csv_column("variant")], "strided");
     assert_string_equal(fields[csv_column("correct")], "0");
+    /* strided has no kernel resources */
+    assert_string_equal(fields[csv_column("registers_per_thread")], "");
     assert_string_equal(fields[csv_column("max_rel_error")], "0.5");
     assert_string_equal(fields[csv_column("gld_efficiency_predicted")], "50");
     assert_string_equal(fields[csv_column("gld_efficiency_measured")], "");
@@ -526,8 +550,16 @@ static void test_table_contents(void **state)
     assert_true(strncmp(lines[timing_header + 3], "strided ", 8) == 0);
     assert_non_null(strstr(lines[timing_header + 2], " ok"));
 
-    int metrics_header = find_line(lines, count, timing_header + 1, "variant ");
-    assert_true(metrics_header > timing_header);
+    /* Only coalesced has kernel resources: one row. */
+    int resources_header = find_line(lines, count, timing_header + 1, "variant ");
+    assert_true(resources_header > timing_header);
+    assert_non_null(strstr(lines[resources_header], "registers/thread"));
+    assert_true(strncmp(lines[resources_header + 2], "coalesced ", 10) == 0);
+    assert_non_null(strstr(lines[resources_header + 2], " 4224 "));
+    assert_string_equal(lines[resources_header + 3], "");
+
+    int metrics_header = find_line(lines, count, resources_header + 1, "variant ");
+    assert_true(metrics_header > resources_header);
     assert_non_null(strstr(lines[metrics_header], "measured/predicted"));
     int unmeasured = find_line(lines, count, metrics_header, "strided ");
     assert_true(unmeasured > metrics_header);
@@ -604,8 +636,16 @@ static void test_table_alignment(void **state)
     check_alignment(lines, timing_header, 2, "n");
     check_alignment(lines, timing_header, 2, "GFLOP/s");
 
-    int metrics_header = find_line(lines, count, timing_header + 1, "variant ");
-    assert_true(metrics_header > timing_header);
+    /* Only coalesced has kernel resources: one row. */
+    int resources_header = find_line(lines, count, timing_header + 1, "variant ");
+    assert_true(resources_header > timing_header);
+    assert_non_null(strstr(lines[resources_header], "registers/thread"));
+    assert_true(strncmp(lines[resources_header + 2], "coalesced ", 10) == 0);
+    assert_non_null(strstr(lines[resources_header + 2], " 4224 "));
+    assert_string_equal(lines[resources_header + 3], "");
+
+    int metrics_header = find_line(lines, count, resources_header + 1, "variant ");
+    assert_true(metrics_header > resources_header);
     check_alignment(lines, metrics_header, 3, "measured");
     check_alignment(lines, metrics_header, 3, "predicted");
 
