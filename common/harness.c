@@ -328,8 +328,20 @@ static void check_variant(const ml_problem *problem, ml_record *record)
     float *output = ml_host_alloc(bytes);
     ML_CUDA_CHECK(cudaMemcpy(output, problem->output, bytes, cudaMemcpyDeviceToHost));
     record->checked = 1;
-    record->comparison = ml_compare(output, problem->reference, problem->output_count,
-                                    problem->tolerance);
+    if (problem->check_index == NULL) {
+        record->comparison = ml_compare(output, problem->reference, problem->output_count,
+                                        problem->tolerance);
+    } else {
+        float *sample = ml_host_alloc(problem->check_count * sizeof(float));
+        for (size_t i = 0; i < problem->check_count; i++)
+            sample[i] = output[problem->check_index[i]];
+        record->comparison = ml_compare(sample, problem->reference, problem->check_count,
+                                        problem->tolerance);
+        /* Mismatches are reported by their index in the output, not in the sample. */
+        for (size_t i = 0; i < record->comparison.reported; i++)
+            record->comparison.first_index[i] = problem->check_index[record->comparison.first_index[i]];
+        free(sample);
+    }
     record->correct = record->comparison.mismatches == 0;
     free(output);
 }
@@ -607,6 +619,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
 
             lab->teardown(&problem);
             free(problem.reference);
+            free(problem.check_index);
         }
     }
     ml_device_free(flush_buffer);

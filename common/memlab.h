@@ -72,6 +72,10 @@ typedef struct {
     size_t output_count;
     float *reference;           /* host, output_count values from the CPU reference; malloc'd by
                                    setup, freed by the harness */
+    size_t *check_index;        /* optional, for outputs too large to recompute on the CPU: only
+                                   output[check_index[i]] is compared, with reference[i], for
+                                   i < check_count; malloc'd by setup, freed by the harness */
+    size_t check_count;
     double tolerance;           /* largest relative error accepted */
     double bytes;               /* bytes the algorithm must move (for GB/s) */
     double flops;               /* floating-point operations (for GFLOP/s), 0 if none */
