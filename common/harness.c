@@ -219,13 +219,42 @@ static int validate_selection(const char *chip, metric_selection *selection, cha
     return ML_EXIT_OK;
 }
 
-/* Reads the selected metrics for one launch of the variant. */
+/* Collects names[0..count) over one launch of the variant, the L2 flushed first so that DRAM
+ * counters see the inputs come from DRAM, as in the timed runs. */
+static prof_status collect_once(profiler_state *profiler, const ml_problem *problem,
+                                const char *const *names, size_t count, void *flush_buffer,
+                                size_t flush_bytes, double *values)
+{
+    ml_flush_l2(flush_buffer, flush_bytes);
+    prof_status status = prof_begin(profiler->session, names, count);
+    if (status == PROF_OK) {
+        problem->variant->launch(problem);
+        ML_LAUNCH_CHECK();
+        status = prof_end(profiler->session, values);
+    }
+    return status;
+}
+
+/* 1 if the names fit in one replay pass. */
+static int fits_one_pass(const profiler_state *profiler, const char *const *names, size_t count)
+{
+    size_t bad_index = 0, passes = 0;
+    return prof_validate_metrics(prof_chip_name(profiler->session), names, count, &bad_index,
+                                 &passes) == PROF_OK &&
+           passes <= 1;
+}
+
+/* Reads the selected metrics of one variant. They are collected in groups that each fit one
+ * replay pass, one launch per group: when CUPTI replays a kernel, every pass after the first
+ * starts just after CUPTI restored device memory, and the restore's writes still in the L2
+ * inflate the DRAM counters (an H200 read 268 MB written by a 256 MiB copy that way, 250 MB in
+ * a pass of its own). A metric that needs several passes by itself gets a launch of its own. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
                             void *flush_buffer, size_t flush_bytes, double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
-    int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
+    int first_input[ML_MAX_METRICS + 1], input_count[ML_MAX_METRICS];
     size_t name_count = 0;
     for (int i = 0; i < selection->count; i++) {
         measured[i] = NAN;
@@ -236,25 +265,33 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         input_count[i] = (int)prof_metric_inputs(&selection->metric[i].metric, &names[name_count]);
         name_count += (size_t)input_count[i];
     }
+    first_input[selection->count] = (int)name_count;
     if (profiler->session == NULL || name_count == 0)
         return;
 
     double values[2 * ML_MAX_METRICS];
-    /* DRAM counters should see the inputs come from DRAM, as in the timed runs. */
-    ml_flush_l2(flush_buffer, flush_bytes);
-    prof_status status = prof_begin(profiler->session, names, name_count);
-    if (status == PROF_OK) {
-        problem->variant->launch(problem);
-        ML_LAUNCH_CHECK();
-        status = prof_end(profiler->session, values);
-    }
-    if (status != PROF_OK) {
-        profiler_warn(profiler, report, prof_last_error());
-        if (prof_status_is_environmental(status)) {
-            prof_close(profiler->session);
-            profiler->session = NULL;
+    int group_start = 0;
+    while (group_start < selection->count) {
+        int group_end = group_start + 1;
+        while (group_end < selection->count &&
+               fits_one_pass(profiler, &names[first_input[group_start]],
+                             (size_t)(first_input[group_end + 1] - first_input[group_start])))
+            group_end++;
+        size_t count = (size_t)(first_input[group_end] - first_input[group_start]);
+        if (count > 0) {
+            prof_status status =
+                collect_once(profiler, problem, &names[first_input[group_start]], count,
+                             flush_buffer, flush_bytes, &values[first_input[group_start]]);
+            if (status != PROF_OK) {
+                profiler_warn(profiler, report, prof_last_error());
+                if (prof_status_is_environmental(status)) {
+                    prof_close(profiler->session);
+                    profiler->session = NULL;
+                }
+                return;
+            }
         }
-        return;
+        group_start = group_end;
     }
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)

@@ -41,7 +41,7 @@ for full in report["records"][0]["metrics"]:
             names.append(part)
 print(",".join(names))' "$work/memlab-$index.json")
   # shellcheck disable=SC2086
-  ncu --csv --print-units base --metrics "$names" --kernel-name "regex:^$kernel" --launch-count 1 \
+  ncu --clock-control none --csv --print-units base --metrics "$names" --kernel-name "regex:^$kernel" --launch-count 1 \
     "$build/labs/$program" $arguments --seed 7 --reps 1 --warmup 0 --metrics none \
     >"$work/ncu-$index.csv" 2>"$work/ncu-$index.log" || { cat "$work/ncu-$index.log" >&2; exit 2; }
   python3 - "$work/memlab-$index.json" "$work/ncu-$index.csv" "$program $arguments" <<'PY' || status=1
