@@ -403,6 +403,9 @@ static void fill_resources(const ml_variant *variant, const struct cudaDevicePro
     ML_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks_per_sm, variant->kernel, (int)variant->threads_per_block, 0));
     ml_kernel_resources *resources = &record->resources;
+    const char *kernel_name = NULL;
+    ML_CUDA_CHECK(cudaFuncGetName(&kernel_name, variant->kernel));
+    snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", kernel_name);
     resources->known = 1;
     resources->registers_per_thread = attributes.numRegs;
     resources->local_bytes_per_thread = attributes.localSizeBytes;

@@ -609,6 +609,7 @@ static cJSON *json_resources(const ml_record *record)
         return cJSON_CreateNull();
     cJSON *object = cJSON_CreateObject();
     bool ok =
+        json_add(object, "kernel", cJSON_CreateString(resources->kernel_name)) &&
         json_add(object, "registers_per_thread", cJSON_CreateNumber(resources->registers_per_thread)) &&
         json_add(object, "local_bytes_per_thread",
                  cJSON_CreateNumber((double)resources->local_bytes_per_thread)) &&

@@ -21,6 +21,7 @@ typedef struct {
 /* What a kernel costs the SM, from cudaFuncGetAttributes and the occupancy calculator. */
 typedef struct {
     int known;                  /* 0 for a variant without a kernel of its own, or --model */
+    char kernel_name[256];      /* as the driver names it (mangled), for Nsight Compute's filters */
     int registers_per_thread;
     size_t local_bytes_per_thread;
     size_t shared_bytes_per_block;  /* static __shared__ declarations */

@@ -80,7 +80,8 @@ static void make_report(ml_report *report)
     coalesced->pct_of_ceiling = 0.0004096;
     coalesced->gflops = NAN;
     coalesced->pct_of_flops_ceiling = NAN;
-    coalesced->resources = (ml_kernel_resources){.known = 1, .registers_per_thread = 16,
+    coalesced->resources = (ml_kernel_resources){.known = 1, .kernel_name = "_Z4copyPKfPfm",
+                                                 .registers_per_thread = 16,
                                                  .local_bytes_per_thread = 0,
                                                  .shared_bytes_per_block = 4224,
                                                  .threads_per_block = 256, .blocks_per_sm = 8,
@@ -315,6 +316,7 @@ static void test_json_run(void **state)
     assert_float_equal(number_member(coalesced, "mismatches"), 0, 0);
     assert_true(cJSON_IsNull(member(coalesced, "pct_of_flops_ceiling")));
     const cJSON *resources = member(coalesced, "resources");
+    assert_string_equal(string_member(resources, "kernel"), "_Z4copyPKfPfm");
     assert_float_equal(number_member(resources, "registers_per_thread"), 16, 0);
     assert_float_equal(number_member(resources, "local_bytes_per_thread"), 0, 0);
     assert_float_equal(number_member(resources, "shared_bytes_per_block"), 4224, 0);
