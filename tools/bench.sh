@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# ./memlab bench BUILD_DIR [OUT.json]: a benchmark of the suite, not a test.
+#
+#   1. Each lab at its default sizes, every variant timed: the variant closest to its ceiling
+#      (the device-to-device copy measured in the same run, or cuBLAS for the tiling lab).
+#   2. What counters cost: memlab's wall time to collect every variant's default counters
+#      (one run with counters minus one without), beside Nsight Compute collecting the same
+#      Perfworks names on the same kernels (each variant under ncu minus the same run without).
+#
+# Prints a table and writes it as JSON (default bench.json). Exits 3 without a GPU.
+set -uo pipefail
+build=${1:?usage: tools/bench.sh BUILD_DIR [OUT.json]}
+out=${2:-bench.json}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+counters=$build/tools/memlab_counters
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "memlab bench: needs a CUDA GPU and none was found (nvidia-smi -L failed)" >&2
+  exit 3
+fi
+command -v ncu >/dev/null 2>&1 ||
+  { echo "memlab bench: ncu not found: put the CUDA toolkit's bin directory on PATH" >&2; exit 2; }
+
+# Seconds the command takes, wall clock; its output is dropped.
+seconds() {
+  local start end
+  start=$(date +%s.%N)
+  "$@" >/dev/null 2>&1 || echo "memlab bench: failed: $*" >&2
+  end=$(date +%s.%N)
+  awk -v a="$start" -v b="$end" 'BEGIN { printf "%.3f", b - a }'
+}
+
+quick=(--reps 1 --warmup 0)
+rows=$work/rows.tsv
+: >"$rows"
+printf '%-16s %-22s %8s %-8s %12s %12s %8s\n' lab best_variant percent ceiling memlab_s ncu_s ratio
+for directory in "$root"/labs/[0-9][0-9]_*/; do
+  program=$(basename "$directory")
+  program=${program#[0-9][0-9]_}
+  lab=$build/labs/$program
+
+  "$lab" --metrics none --format json --out "$work/$program-time.json" >/dev/null 2>&1 ||
+    echo "memlab bench: $program exited non-zero" >&2
+  read -r best percent ceiling < <("$counters" best "$work/$program-time.json")
+
+  with_counters=$(seconds "$lab" "${quick[@]}" --format json --out "$work/$program-counters.json")
+  without=$(seconds "$lab" "${quick[@]}" --metrics none)
+  memlab_cost=$(awk -v a="$with_counters" -v b="$without" 'BEGIN { printf "%.3f", a - b }')
+
+  ncu_cost=0
+  while read -r variant kernel names; do
+    profiled=$(seconds ncu --metrics "$names" --kernel-name-base mangled --kernel-name "$kernel" \
+      --launch-count 1 "$lab" --variant "$variant" "${quick[@]}" --metrics none)
+    plain=$(seconds "$lab" --variant "$variant" "${quick[@]}" --metrics none)
+    ncu_cost=$(awk -v total="$ncu_cost" -v a="$profiled" -v b="$plain" 'BEGIN { printf "%.3f", total + a - b }')
+  done < <("$counters" variants "$work/$program-counters.json")
+
+  ratio=$(awk -v a="$memlab_cost" -v b="$ncu_cost" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+  printf '%-16s %-22s %8s %-8s %12s %12s %8s\n' "$program" "$best" "$percent" "$ceiling" \
+    "$memlab_cost" "$ncu_cost" "$ratio"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$program" "$best" "$percent" "$ceiling" "$memlab_cost" \
+    "$ncu_cost" >>"$rows"
+done
+"$counters" bench-json "$rows" >"$out" && echo "memlab bench: wrote $out"

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# ./memlab check BUILD_DIR: can every number memlab prints be trusted on this GPU?
+#
+#   1. Every lab program, at the small sizes of each line of labs/NN_PROGRAM/check.args, runs
+#      clean under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
+#   2. For every variant of those runs, memlab's counters (its JSON report) equal Nsight
+#      Compute's for the same kernel and the same Perfworks names: counts within 1%,
+#      percentages within 0.5 points.
+#
+# Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.
+set -uo pipefail
+build=${1:?usage: tools/check.sh BUILD_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+counters=$build/tools/memlab_counters
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "memlab check: needs a CUDA GPU and none was found (nvidia-smi -L failed)" >&2
+  exit 3
+fi
+for tool in compute-sanitizer ncu; do
+  command -v "$tool" >/dev/null 2>&1 ||
+    { echo "memlab check: $tool not found: put the CUDA toolkit's bin directory on PATH" >&2; exit 2; }
+done
+
+failures=0
+note_failure() { echo "  FAIL: $*"; failures=$((failures + 1)); }
+# The fewest repetitions: the sanitizers and ncu make every launch slow.
+quick=(--reps 1 --warmup 0)
+
+for directory in "$root"/labs/[0-9][0-9]_*/; do
+  directory=${directory%/}
+  program=$(basename "$directory")
+  program=${program#[0-9][0-9]_}
+  lab=$build/labs/$program
+  [[ -f $directory/check.args ]] || { note_failure "$program: no check.args"; continue; }
+  line_number=0
+  while IFS= read -r arguments || [[ -n $arguments ]]; do
+    [[ -z $arguments || $arguments == \#* ]] && continue
+    line_number=$((line_number + 1))
+    echo "== $program $arguments"
+    for tool in memcheck racecheck initcheck synccheck; do
+      log=$work/$program-$line_number-$tool.log
+      # shellcheck disable=SC2086 # the arguments are words on purpose
+      if compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 5 \
+        "$lab" $arguments --metrics none "${quick[@]}" >"$log" 2>&1; then
+        printf '  %-10s clean\n' "$tool"
+      else
+        note_failure "$tool: $(grep -m1 -E '=========  [A-Z]|Invalid|Race|Uninitialized|Barrier|FAIL' "$log" || tail -n1 "$log")"
+      fi
+    done
+
+    report=$work/$program-$line_number.json
+    # shellcheck disable=SC2086
+    if ! "$lab" $arguments "${quick[@]}" --format json --out "$report" >/dev/null 2>"$work/run.log"; then
+      note_failure "$program $arguments exited non-zero: $(tail -n1 "$work/run.log")"
+      continue
+    fi
+    if grep -q '"profiler_note":[[:space:]]*"' "$report"; then
+      note_failure "$program: memlab read no counters: $(cat "$work/run.log")"
+      continue
+    fi
+    while read -r variant kernel names; do
+      csv=$work/$program-$line_number-$variant.csv
+      # Nsight Compute profiles the variant's first launch of its kernel (the checked run),
+      # with its own cache control; memlab profiles a later launch after flushing the L2.
+      # shellcheck disable=SC2086
+      if ! ncu --clock-control none --csv --print-units base --metrics "$names" \
+        --kernel-name-base mangled --kernel-name "$kernel" --launch-count 1 \
+        "$lab" $arguments --variant "$variant" --metrics none "${quick[@]}" >"$csv" 2>"$work/ncu.log"; then
+        note_failure "ncu on $program --variant $variant: $(tail -n1 "$work/ncu.log")"
+        continue
+      fi
+      echo "  -- $variant"
+      "$counters" compare "$report" "$variant" "$csv" || note_failure "$program $variant: counters disagree with ncu"
+    done < <("$counters" variants "$report")
+  done <"$directory/check.args"
+done
+
+if ((failures > 0)); then
+  echo "memlab check: $failures failure(s)"
+  exit 1
+fi
+echo "memlab check: every sanitizer run clean, every counter equal to Nsight Compute's"

@@ -1,0 +1,345 @@
+/* memlab_counters: reads a lab's JSON report for ./memlab check and ./memlab bench.
+ *
+ *   memlab_counters variants REPORT.json
+ *       one line per record that has a kernel of its own: VARIANT KERNEL NAMES, where NAMES are
+ *       the Perfworks names its metrics need, comma-separated (what to ask Nsight Compute for)
+ *   memlab_counters compare REPORT.json VARIANT NCU.csv
+ *       every metric of the variant's record beside Nsight Compute's value for the same launch
+ *       (ncu --csv --print-units base); exit 1 if any pair disagrees: counts by more than 1%,
+ *       percentages by more than 0.5 points
+ *   memlab_counters best REPORT.json
+ *       the record closest to its ceiling: VARIANT PERCENT CEILING (copy bandwidth, or the
+ *       lab's FLOP/s ceiling variant)
+ *   memlab_counters bench-json ROWS.tsv
+ *       ./memlab bench's rows (lab, best variant, % of ceiling, ceiling, memlab seconds, ncu
+ *       seconds; tab-separated) as JSON on standard output
+ *
+ * Exit status 2 for bad input (missing file, not a report, unknown variant).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#define COUNT_TOLERANCE 0.01        /* relative */
+#define PERCENT_TOLERANCE 0.5       /* points */
+#define MAX_NCU_METRICS 64
+#define LINE_SIZE 8192
+
+static void die(const char *message, const char *detail)
+{
+    fprintf(stderr, "memlab_counters: %s%s\n", message, detail);
+    exit(2);
+}
+
+static char *read_text(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        die("cannot read ", path);
+    size_t capacity = 1 << 16, length = 0;
+    char *text = malloc(capacity);
+    size_t got;
+    while (text != NULL && (got = fread(text + length, 1, capacity - length - 1, file)) > 0) {
+        length += got;
+        if (length + 1 == capacity)
+            text = realloc(text, capacity *= 2);
+    }
+    fclose(file);
+    if (text == NULL)
+        die("out of memory reading ", path);
+    text[length] = '\0';
+    return text;
+}
+
+static cJSON *read_report(const char *path)
+{
+    char *text = read_text(path);
+    cJSON *report = cJSON_Parse(text);
+    free(text);
+    if (report == NULL || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(report, "records")))
+        die("not a memlab JSON report: ", path);
+    return report;
+}
+
+static const char *kernel_of(const cJSON *record)
+{
+    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
+    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(resources, "kernel");
+    return cJSON_IsString(kernel) ? kernel->valuestring : NULL;
+}
+
+/* Prints the Perfworks names a record's metrics need; keys are a name or "a / b". */
+static void print_names(const cJSON *record)
+{
+    const cJSON *metric = NULL;
+    int first = 1;
+    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    {
+        char key[512];
+        snprintf(key, sizeof key, "%s", metric->string);
+        char *slash = strstr(key, " / ");
+        if (slash != NULL) {
+            *slash = '\0';
+            printf("%s%s,%s", first ? "" : ",", key, slash + 3);
+        } else {
+            printf("%s%s", first ? "" : ",", key);
+        }
+        first = 0;
+    }
+}
+
+static int list_variants(const char *path)
+{
+    cJSON *report = read_report(path);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const char *kernel = kernel_of(record);
+        const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(record, "metrics");
+        if (kernel == NULL || cJSON_GetArraySize(metrics) == 0)
+            continue;
+        printf("%s %s ", cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, kernel);
+        print_names(record);
+        putchar('\n');
+    }
+    cJSON_Delete(report);
+    return 0;
+}
+
+/* ---- Nsight Compute's CSV -------------------------------------------------------------------- */
+
+typedef struct {
+    char name[256];
+    double value;
+} ncu_value;
+
+/* Splits one CSV line of double-quoted fields in place; returns the field count. */
+static int split_quoted(char *line, char **fields, int max_fields)
+{
+    int count = 0;
+    char *c = line;
+    while (*c == '"' && count < max_fields) {
+        fields[count++] = ++c;
+        while (*c != '\0' && *c != '"')
+            c++;
+        if (*c == '\0')
+            break;
+        *c++ = '\0';
+        if (*c == ',')
+            c++;
+    }
+    return count;
+}
+
+static double parse_ncu_number(const char *text)
+{
+    char digits[128];
+    size_t used = 0;
+    for (const char *c = text; *c != '\0' && used + 1 < sizeof digits; c++)
+        if (*c != ',')
+            digits[used++] = *c;
+    digits[used] = '\0';
+    char *end = NULL;
+    double value = strtod(digits, &end);
+    return (used > 0 && *end == '\0') ? value : NAN;
+}
+
+static int read_ncu_csv(const char *path, ncu_value *values)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        die("cannot read ", path);
+    char line[LINE_SIZE];
+    char *fields[32];
+    int name_column = -1, value_column = -1, count = 0;
+    while (fgets(line, sizeof line, file) != NULL) {
+        line[strcspn(line, "\r\n")] = '\0';
+        int field_count = split_quoted(line, fields, 32);
+        if (field_count == 0)
+            continue;       /* ncu's own "==PROF==" lines and the program's output */
+        if (name_column < 0) {
+            for (int i = 0; i < field_count; i++) {
+                if (strcmp(fields[i], "Metric Name") == 0)
+                    name_column = i;
+                if (strcmp(fields[i], "Metric Value") == 0)
+                    value_column = i;
+            }
+            continue;
+        }
+        if (field_count <= value_column || count == MAX_NCU_METRICS)
+            continue;
+        snprintf(values[count].name, sizeof values[count].name, "%s", fields[name_column]);
+        values[count].value = parse_ncu_number(fields[value_column]);
+        count++;
+    }
+    fclose(file);
+    if (name_column < 0 || value_column < 0 || count == 0)
+        die("no metric values in Nsight Compute's CSV ", path);
+    return count;
+}
+
+static double ncu_lookup(const ncu_value *values, int count, const char *name)
+{
+    for (int i = 0; i < count; i++)
+        if (strcmp(values[i].name, name) == 0)
+            return values[i].value;
+    return NAN;
+}
+
+static const cJSON *find_record(const cJSON *report, const char *variant)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
+            return record;
+    }
+    return NULL;
+}
+
+static int compare(const char *report_path, const char *variant, const char *ncu_path)
+{
+    cJSON *report = read_report(report_path);
+    const cJSON *record = find_record(report, variant);
+    if (record == NULL)
+        die("no record of variant ", variant);
+    ncu_value values[MAX_NCU_METRICS];
+    int value_count = read_ncu_csv(ncu_path, values);
+
+    int disagreements = 0;
+    const cJSON *metric = NULL;
+    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    {
+        char key[512];
+        snprintf(key, sizeof key, "%s", metric->string);
+        char *slash = strstr(key, " / ");
+        double theirs;
+        if (slash != NULL) {
+            *slash = '\0';
+            theirs = ncu_lookup(values, value_count, key) /
+                     ncu_lookup(values, value_count, slash + 3);
+        } else {
+            theirs = ncu_lookup(values, value_count, key);
+        }
+        const cJSON *measured = cJSON_GetObjectItemCaseSensitive(metric, "measured");
+        const char *unit = cJSON_GetObjectItemCaseSensitive(metric, "unit")->valuestring;
+        const char *alias = cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring;
+        double ours = cJSON_IsNumber(measured) ? measured->valuedouble : NAN;
+        int is_percent = strcmp(unit, "%") == 0;
+        double difference = is_percent ? fabs(ours - theirs)
+                                       : fabs(ours - theirs) / fmax(fabs(theirs), 1e-30);
+        /* Both zero is agreement; a missing value on either side is not. */
+        if (ours == 0 && theirs == 0)
+            difference = 0;
+        int agrees = !isnan(difference) &&
+                     difference <= (is_percent ? PERCENT_TOLERANCE : COUNT_TOLERANCE);
+        printf("  %-34s memlab %14.6g  ncu %14.6g  diff %8.3f%s  %s\n", alias, ours, theirs,
+               is_percent ? difference : 100.0 * difference, is_percent ? " pt" : " % ",
+               agrees ? "ok" : "DISAGREE");
+        disagreements += !agrees;
+    }
+    cJSON_Delete(report);
+    return disagreements > 0;
+}
+
+/* ---- bench ----------------------------------------------------------------------------------- */
+
+static double number_or_nan(const cJSON *object, const char *name)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, name);
+    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
+}
+
+static int best(const char *path)
+{
+    cJSON *report = read_report(path);
+    const cJSON *ceiling_variant = cJSON_GetObjectItemCaseSensitive(report, "flops_ceiling_variant");
+    int by_flops = cJSON_IsString(ceiling_variant);
+    const char *best_variant = NULL;
+    double best_percent = -1;
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const char *variant = cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
+        if (by_flops && strcmp(variant, ceiling_variant->valuestring) == 0)
+            continue;       /* the ceiling is not a contender */
+        double percent = number_or_nan(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
+        if (!isnan(percent) && percent > best_percent) {
+            best_percent = percent;
+            best_variant = variant;
+        }
+    }
+    if (best_variant == NULL)
+        die("no timed record in ", path);
+    printf("%s %.1f %s\n", best_variant, best_percent,
+           by_flops ? ceiling_variant->valuestring : "copy");
+    cJSON_Delete(report);
+    return 0;
+}
+
+static int bench_json(const char *path)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        die("cannot read ", path);
+    cJSON *root = cJSON_CreateObject();
+    cJSON *labs = cJSON_AddArrayToObject(root, "labs");
+    char line[LINE_SIZE];
+    while (fgets(line, sizeof line, file) != NULL) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *field[6];
+        int count = 0;
+        for (char *cursor = line; count < 6; count++) {
+            field[count] = cursor;
+            char *tab = strchr(cursor, '\t');
+            if (tab == NULL) {
+                count++;
+                break;
+            }
+            *tab = '\0';
+            cursor = tab + 1;
+        }
+        if (count != 6)
+            die("a bench row needs 6 tab-separated fields in ", path);
+        double memlab_s = strtod(field[4], NULL), ncu_s = strtod(field[5], NULL);
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddStringToObject(row, "lab", field[0]);
+        cJSON_AddStringToObject(row, "best_variant", field[1]);
+        cJSON_AddNumberToObject(row, "pct_of_ceiling", strtod(field[2], NULL));
+        cJSON_AddStringToObject(row, "ceiling", field[3]);
+        cJSON_AddNumberToObject(row, "memlab_collection_s", memlab_s);
+        cJSON_AddNumberToObject(row, "ncu_collection_s", ncu_s);
+        if (ncu_s > 0)
+            cJSON_AddNumberToObject(row, "memlab_over_ncu", memlab_s / ncu_s);
+        else
+            cJSON_AddNullToObject(row, "memlab_over_ncu");
+        cJSON_AddItemToArray(labs, row);
+    }
+    fclose(file);
+    char *text = cJSON_Print(root);
+    if (text == NULL)
+        die("out of memory writing JSON", "");
+    puts(text);
+    cJSON_free(text);
+    cJSON_Delete(root);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "variants") == 0)
+        return list_variants(argv[2]);
+    if (argc == 5 && strcmp(argv[1], "compare") == 0)
+        return compare(argv[2], argv[3], argv[4]);
+    if (argc == 3 && strcmp(argv[1], "best") == 0)
+        return best(argv[2]);
+    if (argc == 3 && strcmp(argv[1], "bench-json") == 0)
+        return bench_json(argv[2]);
+    die("usage: memlab_counters variants|best REPORT.json | compare REPORT.json VARIANT NCU.csv | "
+        "bench-json ROWS.tsv", "");
+    return 2;
+}
