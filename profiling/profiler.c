@@ -508,8 +508,21 @@ static prof_status read_counter_availability(prof_session *session)
     return PROF_OK;
 }
 
+/* A test hook: PROF_TEST_FAULT=privileges makes the session fail as on a machine where
+ * counters are restricted to administrators (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), so the
+ * degraded path can be tested on a GPU where counters are readable. */
+static CUptiResult injected_fault(void)
+{
+    const char *fault = getenv("PROF_TEST_FAULT");
+    if (fault != NULL && strcmp(fault, "privileges") == 0)
+        return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+    return CUPTI_SUCCESS;
+}
+
 static prof_status start_session(prof_session *session)
 {
+    if (injected_fault() != CUPTI_SUCCESS)
+        return cupti_failure("cuptiProfilerInitialize (PROF_TEST_FAULT)", injected_fault());
     CUdevice cu_device = 0;
     prof_status status = get_device_context(session->device, &session->context, &cu_device);
     if (status != PROF_OK)
