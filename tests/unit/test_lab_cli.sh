@@ -62,9 +62,14 @@ done <<<"$sizes"
 
 "$lab" --model --format json --out "$work/model.json" >/dev/null 2>"$work/err" || fail "--model exited $?"
 grep -q '"predicted"' "$work/model.json" || fail "--model JSON holds no prediction"
-[[ $("$lab" --list | wc -l) -ge 2 ]] || fail "--list lists no variant"
-"$lab" --help | grep -q '^exit status' || fail "--help does not document exit statuses"
-"$lab" --list-metrics | grep -q 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' ||
+"$lab" --list >"$work/list"
+[[ $(wc -l <"$work/list") -ge 2 ]] || fail "--list lists no variant"
+"$lab" --help >"$work/help"
+grep -q '^exit status' "$work/help" || fail "--help does not document exit statuses"
+# Into a file first: grep -q stops reading at the first match, and under pipefail the lab's
+# SIGPIPE would fail the check at random.
+"$lab" --list-metrics >"$work/metrics"
+grep -q 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum' "$work/metrics" ||
   fail "--list-metrics lacks the global load sectors metric"
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
