@@ -3,6 +3,6 @@
   fail "--model exited $?"
 grep -q '"gld_efficiency"' "$work/model.json" || fail "--model JSON has no gld_efficiency"
 grep -q '"predicted":	33.33' "$work/model.json" || fail "--model JSON lacks the stride-3 prediction"
-"$lab" --list | grep -q '^  strided' || fail "--list does not list strided"
+grep -q '^  strided' "$work/list" || fail "--list does not list strided"
 expect_refused --n 17179869185 --out "$work/report.json"
 expect_refused --sweep width=1:4 --out "$work/report.json"

@@ -1,0 +1,235 @@
+/* test_model_bank_conflicts: lab 05's predictions, read from its --model report (no GPU).
+ *
+ * The lab runs the access model over its warps; these tests hold the result against what the
+ * bank arithmetic says by hand:
+ *   4-byte loads at stride S: gcd(S, 32) wavefronts, gcd(S, 32) - 1 conflicts per instruction;
+ *   8-byte loads: two half-warp phases of gcd(S, 16) wavefronts each;
+ *   16-byte loads: four quarter-warp phases of gcd(S, 8) wavefronts each;
+ *   broadcast: one wavefront; the unpadded tile read down a column: as many wavefronts as rows
+ *   in the tile; padded and swizzled tiles, and every tile's row writes: one wavefront;
+ *   each warp instruction of a transpose moves one tile row, so instructions count tile rows;
+ *   naive transpose stores: one sector per lane; tiled stores of aligned rows: 100% efficient.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_test.h"
+
+#define TIME_LIMIT_S 60
+#define EXACT 1e-9
+#define WARP_LANES 32
+
+static cJSON *run_model(const char *arguments)
+{
+    char full[512];
+    snprintf(full, sizeof full, "--model %s", arguments);
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab(full, TIME_LIMIT_S, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    return report;
+}
+
+static const cJSON *records_of(const cJSON *report)
+{
+    return cJSON_GetObjectItemCaseSensitive(report, "records");
+}
+
+static const cJSON *record_of(const cJSON *report, const char *variant)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records_of(report))
+    {
+        if (strcmp(cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, variant) == 0)
+            return record;
+    }
+    fail_msg("no record of %s", variant);
+    return NULL;
+}
+
+static double predicted(const cJSON *record, const char *alias)
+{
+    double prediction = NAN, measurement = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
+    assert_false(isnan(prediction));
+    return prediction;
+}
+
+static long long gcd(long long a, long long b)
+{
+    while (b != 0) {
+        long long rest = a % b;
+        a = b;
+        b = rest;
+    }
+    return a;
+}
+
+/* Wavefronts per instruction at every stride 1..32: phases times gcd(stride, lanes per phase);
+ * conflicts are the wavefronts beyond one per phase. Instructions do not depend on the stride. */
+static void check_stride_sweep(int width, int phases)
+{
+    char arguments[128];
+    snprintf(arguments, sizeof arguments, "--variant shared_stride --width %d --sweep stride=1:32",
+             width);
+    cJSON *report = run_model(arguments);
+    assert_int_equal(cJSON_GetArraySize(records_of(report)), 32);
+    double instructions = NAN;
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records_of(report))
+    {
+        long long stride = gpu_test_param(record, "stride");
+        double wavefronts = phases * (double)gcd(stride, WARP_LANES / phases);
+        assert_float_equal(predicted(record, "shared_load_transactions_per_request"), wavefronts, EXACT);
+        assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), wavefronts - phases,
+                           EXACT);
+        double count = predicted(record, "shared_load_instructions");
+        assert_true(count > 0);
+        if (isnan(instructions))
+            instructions = count;
+        assert_float_equal(count, instructions, EXACT);
+        assert_float_equal(predicted(record, "shared_load_transactions"), count * wavefronts,
+                           EXACT * count);
+        assert_float_equal(predicted(record, "shared_ld_bank_conflict"),
+                           count * (wavefronts - phases), EXACT * count);
+    }
+    cJSON_Delete(report);
+}
+
+static void four_byte_stride_conflicts_are_gcd_minus_one(void **state)
+{
+    (void)state;
+    check_stride_sweep(4, 1);
+}
+
+static void eight_byte_loads_are_served_in_two_phases(void **state)
+{
+    (void)state;
+    check_stride_sweep(8, 2);
+}
+
+static void sixteen_byte_loads_are_served_in_four_phases(void **state)
+{
+    (void)state;
+    check_stride_sweep(16, 4);
+}
+
+static void broadcast_is_one_wavefront(void **state)
+{
+    (void)state;
+    /* --width does not apply to broadcast: it reads 4-byte words whatever is given. */
+    cJSON *report = run_model("--variant broadcast --width 16");
+    const cJSON *record = record_of(report, "broadcast");
+    assert_float_equal(predicted(record, "shared_load_transactions_per_request"), 1.0, EXACT);
+    assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
+    cJSON_Delete(report);
+}
+
+static void check_conflict_free_tile(const cJSON *record)
+{
+    assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(predicted(record, "shared_load_transactions_per_request"), 1.0, EXACT);
+    assert_float_equal(predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
+}
+
+static void check_tile_writes_and_counts(const cJSON *record, double rows, double cols)
+{
+    assert_float_equal(predicted(record, "shared_st_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(predicted(record, "shared_store_transactions_per_request"), 1.0, EXACT);
+    /* A load reads one tile column: a column of in per tile row of the grid; a store writes one
+     * tile row: a row of in per tile column of the grid. */
+    assert_float_equal(predicted(record, "shared_load_instructions"), ceil(rows / 32) * cols, EXACT);
+    assert_float_equal(predicted(record, "shared_store_instructions"), ceil(cols / 32) * rows, EXACT);
+}
+
+static void transposes_on_whole_tiles(void **state)
+{
+    (void)state;
+    cJSON *report = run_model("--rows 4096 --cols 2048");
+    const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *record = record_of(report, tiled[i]);
+        check_tile_writes_and_counts(record, 4096, 2048);
+        assert_float_equal(predicted(record, "gld_efficiency"), 100.0, EXACT);
+        assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
+        assert_float_equal(predicted(record, "gld_transactions_per_request"), 4.0, EXACT);
+        assert_float_equal(predicted(record, "gst_transactions_per_request"), 4.0, EXACT);
+    }
+    const cJSON *plain = record_of(report, "transpose_shared");
+    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 31.0, EXACT);
+    assert_float_equal(predicted(plain, "shared_load_transactions_per_request"), 32.0, EXACT);
+    assert_float_equal(predicted(plain, "shared_ld_bank_conflict"), 31.0 * 4096 * 2048 / 32, EXACT);
+    check_conflict_free_tile(record_of(report, "transpose_padded"));
+    check_conflict_free_tile(record_of(report, "transpose_swizzled"));
+
+    const cJSON *naive = record_of(report, "transpose_naive");
+    assert_float_equal(predicted(naive, "gld_efficiency"), 100.0, EXACT);
+    assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
+    assert_float_equal(predicted(naive, "gst_transactions_per_request"), 32.0, EXACT);
+    cJSON_Delete(report);
+}
+
+/* 31 x 33: two tiles of 31 rows, the second one column wide. Every column read has 31 lanes in
+ * one bank: 30 conflicts. */
+static void transposes_on_partial_tiles(void **state)
+{
+    (void)state;
+    cJSON *report = run_model("--rows 31 --cols 33");
+    const cJSON *plain = record_of(report, "transpose_shared");
+    check_tile_writes_and_counts(plain, 31, 33);
+    assert_float_equal(predicted(plain, "shared_load_instructions"), 33.0, EXACT);
+    assert_float_equal(predicted(plain, "shared_store_instructions"), 62.0, EXACT);
+    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 30.0, EXACT);
+    check_tile_writes_and_counts(record_of(report, "transpose_padded"), 31, 33);
+    check_conflict_free_tile(record_of(report, "transpose_padded"));
+    check_tile_writes_and_counts(record_of(report, "transpose_swizzled"), 31, 33);
+    check_conflict_free_tile(record_of(report, "transpose_swizzled"));
+    cJSON_Delete(report);
+}
+
+/* 1000 x 17: one column of tiles, 17 wide; 31 tiles of 32 rows and one of 8. A row of in is 17
+ * floats: 68 bytes that start at a multiple of 4 bytes within a sector, so always 3 sectors.
+ * Rows of out are 1000 floats (a multiple of 8), so tiled stores start on a sector. */
+static void transposes_on_a_narrow_matrix(void **state)
+{
+    (void)state;
+    cJSON *report = run_model("--rows 1000 --cols 17");
+    const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
+    for (size_t i = 0; i < 3; i++) {
+        const cJSON *record = record_of(report, tiled[i]);
+        check_tile_writes_and_counts(record, 1000, 17);
+        assert_float_equal(predicted(record, "gld_transactions_per_request"), 3.0, EXACT);
+        assert_float_equal(predicted(record, "gld_efficiency"), 100.0 * 68 / 96, EXACT);
+        assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
+    }
+    /* Column reads of 32 lanes (31 tiles) and 8 lanes (the last), 17 of each per tile. */
+    const cJSON *plain = record_of(report, "transpose_shared");
+    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), (31.0 * 31 + 7) / 32,
+                       EXACT);
+    const cJSON *naive = record_of(report, "transpose_naive");
+    assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
+    assert_float_equal(predicted(naive, "gst_transactions_per_request"), 17.0, EXACT);
+    cJSON_Delete(report);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(four_byte_stride_conflicts_are_gcd_minus_one),
+        cmocka_unit_test(eight_byte_loads_are_served_in_two_phases),
+        cmocka_unit_test(sixteen_byte_loads_are_served_in_four_phases),
+        cmocka_unit_test(broadcast_is_one_wavefront),
+        cmocka_unit_test(transposes_on_whole_tiles),
+        cmocka_unit_test(transposes_on_partial_tiles),
+        cmocka_unit_test(transposes_on_a_narrow_matrix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
