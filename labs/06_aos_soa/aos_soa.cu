@@ -1,0 +1,579 @@
+/* Lab 06: array of structures (AoS) vs structure of arrays (SoA).
+ *
+ * A charged particle is 8 floats: position x, y, z, velocity vx, vy, vz, inverse mass and
+ * charge, 32 bytes, exactly one sector. How those floats are laid out in memory decides what a
+ * warp's load costs. In an array of structures, neighbouring threads read fields 32 bytes
+ * apart, so one load instruction touches 32 sectors and uses 4 bytes of each. In a structure of
+ * arrays, neighbouring threads read neighbouring floats of one array: 4 sectors, every byte
+ * used. When the update needs every field, both layouts end up moving the same DRAM bytes; when
+ * it needs one field, the AoS still moves whole particles, 8 times the bytes the SoA moves.
+ *
+ * Variants (each writes the next state of --n particles):
+ *   aos          struct particle {x, y, z, vx, vy, vz, inverse_mass, charge} particles[n]
+ *   aos_aligned  the same fields grouped into two float4s, so a particle is two 16-byte loads
+ *   soa          one array per field: x[n], y[n], ..., charge[n]
+ * --fields picks the update: 8 (all fields) pushes each particle through a uniform electric
+ * field; 1 moves x alone (the frame drifts along x), the case where the layouts differ most.
+ *
+ * Build:  ./memlab run aos_soa --help     (or: make -f Makefile.labs aos_soa)
+ * Try:    aos_soa --fields 1                (one field: compare DRAM bytes and GB/s)
+ *         aos_soa --sweep fields=1:8:7      (both updates, every layout)
+ *         aos_soa --model                   (predictions only, no GPU)
+ */
+#include <math.h>
+#include <string.h>
+
+#include "memlab.h"
+
+#define THREADS_PER_BLOCK 256
+/* The SoA kernel gives each thread this many particles, loaded before any is stored: one float
+ * per thread is too few loads in flight to keep DRAM busy (lab 04's copy moves 16 bytes per
+ * thread for the same reason). */
+#define PARTICLES_PER_THREAD 4
+
+#define TIME_STEP 0.01f
+#define DRIFT_SPEED 0.5f        /* the one-field update: x moves by DRIFT_SPEED * TIME_STEP */
+#define ELECTRIC_FIELD_X 0.6f   /* the full update: a uniform field E pushes every particle */
+#define ELECTRIC_FIELD_Y -0.3f
+#define ELECTRIC_FIELD_Z 0.9f
+
+/* The fields of a particle, in the order struct particle holds them. */
+enum { FIELD_X, FIELD_Y, FIELD_Z, FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_INVERSE_MASS, FIELD_CHARGE,
+       FIELD_COUNT };
+
+/* Fields the SoA update writes: all but inverse mass and charge, which never change. */
+#define CHANGING_FIELDS 6
+
+enum { PARAM_N, PARAM_FIELDS, PARAM_COUNT };
+
+static const ml_param params[PARAM_COUNT] = {
+    {"n", 1 << 26, 1, 1ll << 31, "particles (one per thread; four per thread in soa)"},
+    {"fields", FIELD_COUNT, 1, FIELD_COUNT,
+     "fields each particle's update uses: 1 (x alone) or 8 (all)"},
+};
+
+/* ---- the particle and its update, shared by the kernels and the CPU reference ---------------- */
+
+/* The mass is stored as its inverse, as physics engines do: the update multiplies by it. */
+typedef struct {
+    float x, y, z;
+    float vx, vy, vz;
+    float inverse_mass, charge;
+} particle;
+
+/* One time step in a uniform electric field E: the force qE changes the velocity by
+ * (q / m) E dt, then the particle moves with its new velocity (semi-implicit Euler). */
+static __host__ __device__ particle push(particle p)
+{
+    float impulse = p.charge * p.inverse_mass * TIME_STEP;
+    p.vx += impulse * ELECTRIC_FIELD_X;
+    p.vy += impulse * ELECTRIC_FIELD_Y;
+    p.vz += impulse * ELECTRIC_FIELD_Z;
+    p.x += p.vx * TIME_STEP;
+    p.y += p.vy * TIME_STEP;
+    p.z += p.vz * TIME_STEP;
+    return p;
+}
+
+static __host__ __device__ float drift(float x)
+{
+    return x + DRIFT_SPEED * TIME_STEP;
+}
+
+/* Floating-point operations per particle: push() does 2 multiplications for the impulse, then
+ * a multiply and an add for each of the 6 changing fields; drift() one add. */
+#define PUSH_FLOPS 14
+#define DRIFT_FLOPS 1
+
+/* ---- kernels, from the layout that wastes most to the one that wastes nothing ---------------
+ *
+ * The natural code updates particles in place: particles[i] = push(particles[i]). Every kernel
+ * here reads one buffer and writes the next state to another instead, as a simulation that
+ * swaps two buffers each step does, so that every launch sees the same input and the harness
+ * can launch it again and again to time it. In a SoA only the arrays that change need a second
+ * copy; inverse_mass and charge are shared by both states. In an AoS the next state is a whole
+ * second array of particles, so the kernels copy all 8 fields even when only x changes: in place,
+ * only x would be loaded and stored, but through the same sectors, so load and store efficiency,
+ * sectors per request and DRAM bytes would be the same. */
+
+/* Array of structures: lane i of a warp reads in[i].x, 32 bytes after lane i-1's. */
+static __global__ void update_aos(const particle *in, particle *out, size_t n, int fields)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    particle p = in[i];
+    if (fields == 1)
+        p.x = drift(p.x);
+    else
+        p = push(p);
+    out[i] = p;
+}
+
+/* The AoS with its fields grouped for 16-byte loads: float4 is 16-byte aligned (__align__(16)),
+ * so each half of a particle is one 128-bit load or store instead of four 32-bit ones. */
+typedef struct {
+    float4 position;            /* x, y, z and, in w, the inverse mass */
+    float4 velocity;            /* vx, vy, vz and, in w, the charge */
+} particle_aligned;
+
+static __global__ void update_aos_aligned(const particle_aligned *in, particle_aligned *out,
+                                          size_t n, int fields)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n)
+        return;
+    // BEGIN SOLUTION
+    // TODO: read particle i as its two float4s, update it (drift() of x when fields == 1,
+    //       push() otherwise) and write both float4s to out[i].
+    float4 position = in[i].position;
+    float4 velocity = in[i].velocity;
+    particle p = {position.x, position.y, position.z, velocity.x,
+                  velocity.y, velocity.z, position.w, velocity.w};
+    if (fields == 1)
+        p.x = drift(p.x);
+    else
+        p = push(p);
+    out[i].position = make_float4(p.x, p.y, p.z, p.inverse_mass);
+    out[i].velocity = make_float4(p.vx, p.vy, p.vz, p.charge);
+    // END SOLUTION
+}
+
+/* Structure of arrays: field f of particle i is f[i]. In the next state (out), inverse_mass and
+ * charge point at the input's arrays, and with --fields 1 so do all the fields but x. */
+typedef struct {
+    float *x, *y, *z;
+    float *vx, *vy, *vz;
+    float *inverse_mass, *charge;
+} particle_arrays;
+
+/* Block b takes PARTICLES_PER_THREAD * blockDim.x particles from b * that; its thread t takes
+ * the block's particles t, t + blockDim.x, t + 2 * blockDim.x, ... so that every load and store
+ * instruction of a warp touches 32 consecutive floats of one array. */
+static __global__ void update_soa(particle_arrays in, particle_arrays out, size_t n, int fields)
+{
+    // BEGIN SOLUTION
+    // TODO: for each of the thread's particles i < n (see above): with fields == 1,
+    //       out.x[i] = drift(in.x[i]); otherwise read all 8 arrays, push(), and write the 6
+    //       arrays that change. Issue all of a thread's loads before its first store.
+    size_t first = (size_t)blockIdx.x * blockDim.x * PARTICLES_PER_THREAD + threadIdx.x;
+    if (fields == 1) {
+        float x[PARTICLES_PER_THREAD];
+#pragma unroll
+        for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
+            size_t i = first + (size_t)k * blockDim.x;
+            if (i < n)
+                x[k] = in.x[i];
+        }
+#pragma unroll
+        for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
+            size_t i = first + (size_t)k * blockDim.x;
+            if (i < n)
+                out.x[i] = drift(x[k]);
+        }
+        return;
+    }
+    /* Every load first, so all of them are in flight together. */
+    particle p[PARTICLES_PER_THREAD];
+#pragma unroll
+    for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
+        size_t i = first + (size_t)k * blockDim.x;
+        if (i < n) {
+            p[k].x = in.x[i];
+            p[k].y = in.y[i];
+            p[k].z = in.z[i];
+            p[k].vx = in.vx[i];
+            p[k].vy = in.vy[i];
+            p[k].vz = in.vz[i];
+            p[k].inverse_mass = in.inverse_mass[i];
+            p[k].charge = in.charge[i];
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
+        size_t i = first + (size_t)k * blockDim.x;
+        if (i < n) {
+            particle next = push(p[k]);
+            out.x[i] = next.x;
+            out.y[i] = next.y;
+            out.z[i] = next.z;
+            out.vx[i] = next.vx;
+            out.vy[i] = next.vy;
+            out.vz[i] = next.vz;
+        }
+    }
+    // END SOLUTION
+}
+
+/* ---- buffers and launches -------------------------------------------------------------------- */
+
+typedef struct {
+    float *in;                  /* the particles in the variant's layout */
+    particle_arrays in_arrays;  /* soa: where each field's array starts, in and out */
+    particle_arrays out_arrays;
+} lab_state;
+
+/* Floats from the start of one SoA array to the next: n rounded up to 32 floats, so that every
+ * array starts on a 128-byte line, as it would with a cudaMalloc of its own. Back to back, n
+ * floats apart, the arrays after the first would start inside a sector for most n, and each of
+ * their warps would touch a sector more (lab 04's offset variant). */
+static size_t soa_pitch(size_t n)
+{
+    return (n + ML_WARP_SIZE - 1) / ML_WARP_SIZE * ML_WARP_SIZE;
+}
+
+/* Fields the SoA writes: x alone, or all that change. */
+static size_t soa_written_fields(const long long *param)
+{
+    return param[PARAM_FIELDS] == 1 ? 1 : CHANGING_FIELDS;
+}
+
+static void launch_aos(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    size_t n = (size_t)problem->param[PARAM_N];
+    update_aos<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
+        (const particle *)state->in, (particle *)problem->output, n,
+        (int)problem->param[PARAM_FIELDS]);
+}
+
+static void launch_aos_aligned(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    size_t n = (size_t)problem->param[PARAM_N];
+    update_aos_aligned<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
+        (const particle_aligned *)state->in, (particle_aligned *)problem->output, n,
+        (int)problem->param[PARAM_FIELDS]);
+}
+
+static void launch_soa(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    size_t n = (size_t)problem->param[PARAM_N];
+    update_soa<<<ml_blocks_for(n, THREADS_PER_BLOCK * PARTICLES_PER_THREAD), THREADS_PER_BLOCK>>>(
+        state->in_arrays, state->out_arrays, n, (int)problem->param[PARAM_FIELDS]);
+}
+
+/* ---- what each variant should cost ------------------------------------------------------------
+ *
+ * Every kernel gives each group of 32 consecutive particles (0-31, 32-63, ...) to one warp's
+ * instructions, and each instruction touches one field of those particles. An instruction is
+ * described by where lane 0's field is and how far apart the lanes' fields are. */
+
+typedef struct {
+    uint64_t base;              /* byte offset, in its buffer, of the field of particle 0 */
+    uint64_t stride;            /* bytes from one particle's field to the next particle's */
+    unsigned width;             /* bytes per lane */
+} field_access;
+
+/* Counter totals over a launch, in doubles: a large launch has billions of sectors. */
+typedef struct {
+    double requests, sectors, used_bytes;
+} access_totals;
+
+static field_access field_at(uint64_t base, uint64_t stride, unsigned width)
+{
+    field_access field = {base, stride, width};
+    return field;
+}
+
+static void add_warp(access_totals *totals, const ml_warp_access *access, double repeat)
+{
+    ml_global_cost cost = ml_model_global(access);
+    totals->requests += repeat * cost.requests;
+    totals->sectors += repeat * cost.sectors;
+    totals->used_bytes += repeat * cost.used_bytes;
+}
+
+/* The instruction over every group of particles. A group's fields are 32 strides after the
+ * previous group's, a multiple of 128 bytes for every layout here (buffers are 256-byte
+ * aligned), so all full groups cost what the first does; the last, partial group is modelled on
+ * its own. */
+static void add_instruction(access_totals *totals, const field_access *field, uint64_t n)
+{
+    uint64_t full_groups = n / ML_WARP_SIZE, rest = n % ML_WARP_SIZE;
+    ml_warp_access access;
+    if (full_groups > 0) {
+        ml_warp_access_strided(&access, field->base, (int64_t)field->stride, field->width,
+                               ML_ALL_LANES);
+        add_warp(totals, &access, (double)full_groups);
+    }
+    if (rest > 0) {
+        uint64_t first = full_groups * ML_WARP_SIZE;
+        ml_warp_access_strided(&access, field->base + first * field->stride,
+                               (int64_t)field->stride, field->width, (1u << rest) - 1);
+        add_warp(totals, &access, 1.0);
+    }
+}
+
+/* DRAM moves whole sectors. The loads of a variant cover each array they read (the whole
+ * particle array, or some of the SoA's arrays) from its start without gaps, and so do the stores,
+ * so the distinct sectors touched are those of these stretches. Each is read once, since the L2
+ * is flushed before every run, and each written one is written back once. */
+static double sector_bytes_covering(double bytes)
+{
+    return ceil(bytes / ML_SECTOR_BYTES) * ML_SECTOR_BYTES;
+}
+
+static void predict_from_accesses(const long long *param, const field_access *loads,
+                                  int load_count, const field_access *stores, int store_count,
+                                  double dram_read_bytes, double dram_write_bytes,
+                                  ml_prediction *prediction)
+{
+    uint64_t n = (uint64_t)param[PARAM_N];
+    access_totals load_totals = {0, 0, 0}, store_totals = {0, 0, 0};
+    for (int i = 0; i < load_count; i++)
+        add_instruction(&load_totals, &loads[i], n);
+    for (int i = 0; i < store_count; i++)
+        add_instruction(&store_totals, &stores[i], n);
+    ml_predict(prediction, "gld_efficiency",
+               100.0 * load_totals.used_bytes / (load_totals.sectors * ML_SECTOR_BYTES));
+    ml_predict(prediction, "gld_transactions_per_request",
+               load_totals.sectors / load_totals.requests);
+    ml_predict(prediction, "gst_efficiency",
+               100.0 * store_totals.used_bytes / (store_totals.sectors * ML_SECTOR_BYTES));
+    ml_predict(prediction, "gst_transactions_per_request",
+               store_totals.sectors / store_totals.requests);
+    ml_predict(prediction, "gld_transactions", load_totals.sectors);
+    ml_predict(prediction, "gld_requests", load_totals.requests);
+    ml_predict(prediction, "gst_transactions", store_totals.sectors);
+    ml_predict(prediction, "gst_requests", store_totals.requests);
+    ml_predict(prediction, "dram_read_bytes", dram_read_bytes);
+    ml_predict(prediction, "dram_write_bytes", dram_write_bytes);
+}
+
+/* Both AoS kernels copy the whole particle, whichever update they do: 8 scalar loads and stores
+ * (struct particle is only 4-byte aligned, so the compiler cannot widen them). */
+static void predict_aos(const long long *param, ml_prediction *prediction)
+{
+    double n = (double)param[PARAM_N];
+    field_access fields[FIELD_COUNT];
+    for (int f = 0; f < FIELD_COUNT; f++)
+        fields[f] = field_at(f * sizeof(float), sizeof(particle), sizeof(float));
+    double particles_bytes = sector_bytes_covering(n * sizeof(particle));
+    predict_from_accesses(param, fields, FIELD_COUNT, fields, FIELD_COUNT, particles_bytes,
+                          particles_bytes, prediction);
+}
+
+/* Two 16-byte loads and two 16-byte stores per particle. */
+static void predict_aos_aligned(const long long *param, ml_prediction *prediction)
+{
+    double n = (double)param[PARAM_N];
+    const field_access halves[2] = {
+        {0, sizeof(particle_aligned), sizeof(float4)},
+        {sizeof(float4), sizeof(particle_aligned), sizeof(float4)},
+    };
+    double particles_bytes = sector_bytes_covering(n * sizeof(particle_aligned));
+    predict_from_accesses(param, halves, 2, halves, 2, particles_bytes, particles_bytes,
+                          prediction);
+}
+
+/* One load per field read and one store per field written; array f starts f * pitch floats
+ * into its buffer, on a line. */
+static void predict_soa(const long long *param, ml_prediction *prediction)
+{
+    uint64_t n = (uint64_t)param[PARAM_N];
+    size_t read_fields = param[PARAM_FIELDS] == 1 ? 1 : FIELD_COUNT;
+    size_t written_fields = soa_written_fields(param);
+    field_access arrays[FIELD_COUNT];
+    for (size_t f = 0; f < FIELD_COUNT; f++)
+        arrays[f] = field_at(f * soa_pitch(n) * sizeof(float), sizeof(float), sizeof(float));
+    double array_bytes = sector_bytes_covering((double)n * sizeof(float));
+    predict_from_accesses(param, arrays, (int)read_fields, arrays, (int)written_fields,
+                          (double)read_fields * array_bytes, (double)written_fields * array_bytes,
+                          prediction);
+}
+
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+#define LAYOUT_METRICS \
+    "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
+    "dram_read_bytes,dram_write_bytes"
+
+static const ml_variant variants[] = {
+    {"aos", "array of 32-byte structs: each 4-byte load touches a sector per lane",
+     LAYOUT_METRICS, launch_aos, predict_aos, (const void *)update_aos, THREADS_PER_BLOCK},
+    {"aos_aligned", "the struct as two float4s: 16-byte loads, half of each sector used",
+     LAYOUT_METRICS, launch_aos_aligned, predict_aos_aligned, (const void *)update_aos_aligned,
+     THREADS_PER_BLOCK},
+    {"soa", "one array per field: every load reads 32 consecutive floats",
+     LAYOUT_METRICS, launch_soa, predict_soa, (const void *)update_soa, THREADS_PER_BLOCK},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+/* Where field f of particle i is, as a float index into its buffer, in each layout (the order
+ * of the table above). The input and output buffers of a variant share the layout. */
+typedef size_t (*layout_function)(size_t n, size_t i, int f);
+
+static size_t index_aos(size_t n, size_t i, int f)
+{
+    (void)n;
+    return i * FIELD_COUNT + (size_t)f;
+}
+
+static size_t index_aos_aligned(size_t n, size_t i, int f)
+{
+    (void)n;
+    /* position.xyz, position.w = inverse mass, velocity.xyz, velocity.w = charge */
+    static const int slot[FIELD_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7};
+    return i * FIELD_COUNT + (size_t)slot[f];
+}
+
+static size_t index_soa(size_t n, size_t i, int f)
+{
+    return (size_t)f * soa_pitch(n) + i;
+}
+
+static layout_function layout_of(const ml_variant *variant)
+{
+    const layout_function layouts[VARIANT_COUNT] = {index_aos, index_aos_aligned, index_soa};
+    return layouts[variant - variants];
+}
+
+static int is_soa(const ml_variant *variant)
+{
+    return layout_of(variant) == index_soa;
+}
+
+/* ---- sizes, CPU reference, buffers ----------------------------------------------------------- */
+
+/* The 8 arrays of a SoA from base, one every soa_pitch(n) floats (index_soa). */
+static particle_arrays soa_arrays(float *base, size_t n)
+{
+    particle_arrays arrays = {
+        base + index_soa(n, 0, FIELD_X),  base + index_soa(n, 0, FIELD_Y),
+        base + index_soa(n, 0, FIELD_Z),  base + index_soa(n, 0, FIELD_VX),
+        base + index_soa(n, 0, FIELD_VY), base + index_soa(n, 0, FIELD_VZ),
+        base + index_soa(n, 0, FIELD_INVERSE_MASS), base + index_soa(n, 0, FIELD_CHARGE)};
+    return arrays;
+}
+
+static const char *check_params(const long long *param)
+{
+    static char message[160];
+    if (param[PARAM_FIELDS] == 1 || param[PARAM_FIELDS] == FIELD_COUNT)
+        return NULL;
+    snprintf(message, sizeof message,
+             "--fields %lld: the update uses 1 field (x) or all %d; use --fields 1 or --fields %d",
+             param[PARAM_FIELDS], FIELD_COUNT, FIELD_COUNT);
+    return message;
+}
+
+/* Floats in the input: every field of every particle, the SoA's arrays padded to the pitch. */
+static size_t input_count(const ml_variant *variant, const long long *param)
+{
+    size_t n = (size_t)param[PARAM_N];
+    return FIELD_COUNT * (is_soa(variant) ? soa_pitch(n) : n);
+}
+
+/* Floats in the output: every field of every particle for the AoS layouts, the written arrays
+ * for the SoA. */
+static size_t output_count(const ml_variant *variant, const long long *param)
+{
+    size_t n = (size_t)param[PARAM_N];
+    if (is_soa(variant))
+        return soa_written_fields(param) * soa_pitch(n);
+    return FIELD_COUNT * n;
+}
+
+static double device_bytes(const ml_variant *variant, const long long *param)
+{
+    return (double)(input_count(variant, param) + output_count(variant, param)) * sizeof(float);
+}
+
+static void setup(ml_problem *problem)
+{
+    const long long *param = problem->param;
+    size_t n = (size_t)param[PARAM_N];
+    layout_function layout = layout_of(problem->variant);
+
+    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
+    memset(state, 0, sizeof *state);
+    size_t in_count = input_count(problem->variant, param);
+    state->in = (float *)ml_device_alloc(in_count * sizeof(float));
+    ml_fill_random(state->in, in_count, problem->seed);
+    size_t count = output_count(problem->variant, param);
+    float *out = (float *)ml_device_alloc(count * sizeof(float));
+
+    /* The SoA's arrays. The next state has new arrays only for the fields the update changes
+     * and shares the others with the input. */
+    if (is_soa(problem->variant)) {
+        state->in_arrays = soa_arrays(state->in, n);
+        state->out_arrays = state->in_arrays;
+        state->out_arrays.x = out + index_soa(n, 0, FIELD_X);
+        if (param[PARAM_FIELDS] != 1) {
+            state->out_arrays.y = out + index_soa(n, 0, FIELD_Y);
+            state->out_arrays.z = out + index_soa(n, 0, FIELD_Z);
+            state->out_arrays.vx = out + index_soa(n, 0, FIELD_VX);
+            state->out_arrays.vy = out + index_soa(n, 0, FIELD_VY);
+            state->out_arrays.vz = out + index_soa(n, 0, FIELD_VZ);
+        }
+    }
+
+    /* The reference recomputes each input value from the seed and its place in the layout.
+     * struct particle holds its fields in FIELD_ order, 8 floats with no padding. The padding
+     * after each SoA array is never written: where there is some, only the particles' elements
+     * are compared (check_index), field by field. */
+    size_t written_fields =
+        is_soa(problem->variant) ? soa_written_fields(param) : (size_t)FIELD_COUNT;
+    size_t compared = written_fields * n;
+    float *reference = (float *)ml_host_alloc(compared * sizeof(float));
+    size_t *check_index = compared < count ? (size_t *)ml_host_alloc(compared * sizeof(size_t))
+                                           : NULL;
+    for (size_t i = 0; i < n; i++) {
+        float value[FIELD_COUNT];
+        for (int f = 0; f < FIELD_COUNT; f++)
+            value[f] = ml_random_value(problem->seed, layout(n, i, f));
+        particle p;
+        memcpy(&p, value, sizeof p);
+        if (param[PARAM_FIELDS] == 1)
+            p.x = drift(p.x);
+        else
+            p = push(p);
+        memcpy(value, &p, sizeof p);
+        for (size_t f = 0; f < written_fields; f++) {
+            size_t position = layout(n, i, (int)f);
+            if (check_index == NULL) {
+                reference[position] = value[f];
+            } else {
+                reference[f * n + i] = value[f];
+                check_index[f * n + i] = position;
+            }
+        }
+    }
+
+    problem->state = state;
+    problem->output = out;
+    problem->output_count = count;
+    problem->reference = reference;
+    problem->check_index = check_index;
+    problem->check_count = check_index != NULL ? compared : 0;
+    /* Values stay below 2 in magnitude and the GPU may fuse a multiply and an add where the CPU
+     * rounds twice: a few roundings of 1.2e-7 each. A wrong formula misses by far more on most
+     * particles (the velocity change alone is up to 1e-2). */
+    problem->tolerance = 1e-6;
+    int one_field = param[PARAM_FIELDS] == 1;
+    size_t fields_read = one_field ? 1 : FIELD_COUNT;
+    size_t fields_written = one_field ? 1 : CHANGING_FIELDS;
+    problem->bytes = (double)n * (double)(fields_read + fields_written) * sizeof(float);
+    problem->flops = (double)n * (one_field ? DRIFT_FLOPS : PUSH_FLOPS);
+}
+
+static void teardown(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_device_free(state->in);
+    ml_device_free(problem->output);
+    free(state);
+}
+
+static const ml_lab lab = {
+    "aos_soa", "Lab 06: array of structures vs structure of arrays",
+    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
+    NULL,
+};
+
+int main(int argc, char **argv)
+{
+    return ml_main(&lab, argc, argv);
+}

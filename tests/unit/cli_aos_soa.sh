@@ -1,0 +1,23 @@
+# Sourced by test_lab_cli.sh for the aos_soa program: --fields takes 1 or 8 only, and its
+# predictions.
+for fields in 2 3 7; do
+  expect_refused --fields "$fields" --out "$work/report.json"
+  expect_refused --model --fields "$fields" --out "$work/report.json"
+done
+# A sweep through the values between is refused before anything runs; 1:8:7 is the two updates.
+expect_refused --sweep fields=1:8 --out "$work/report.json"
+expect_refused --model --sweep fields=1:8 --out "$work/report.json"
+grep -q -- '--fields 1 or --fields 8' "$work/err" || fail "--fields refusal does not say what is accepted"
+expect_refused --n 2147483649 --out "$work/report.json"
+expect_refused --variant aos,soa --out "$work/report.json"
+
+"$lab" --model --variant aos --fields 1 --n 1000003 --format json --out "$work/model.json" \
+  >/dev/null 2>"$work/err" || fail "--model --fields 1 exited $?"
+grep -q '"gld_efficiency"' "$work/model.json" || fail "--model JSON has no gld_efficiency"
+grep -q '"predicted":	12.5' "$work/model.json" || fail "--model JSON lacks aos's 12.5% load efficiency"
+"$lab" --model --sweep fields=1:8:7 --format csv --out "$work/model.csv" >/dev/null 2>"$work/err" ||
+  fail "--model --sweep fields=1:8:7 exited $?"
+[[ $(grep -c '^aos_soa,aos_aligned,' "$work/model.csv") -eq 2 ]] || fail "--sweep fields=1:8:7 is not two runs"
+for variant in aos aos_aligned soa; do
+  "$lab" --list | grep "^  $variant " >/dev/null || fail "--list does not list $variant"
+done
