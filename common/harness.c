@@ -391,6 +391,20 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
+/* The spills ptxas reported for the code that runs: compiled for binary_version. */
+static void fill_spills(const ml_ptxas_report *ptxas, int binary_version,
+                        ml_kernel_resources *resources)
+{
+    resources->spill_store_bytes = resources->spill_load_bytes = -1;
+    for (const ml_ptxas_report *row = ptxas; row != NULL && row->arch != 0; row++) {
+        if (row->arch == binary_version) {
+            resources->spill_store_bytes = row->spill_store_bytes;
+            resources->spill_load_bytes = row->spill_load_bytes;
+            return;
+        }
+    }
+}
+
 /* What the variant's kernel costs the SM at its block size. */
 static void fill_resources(const ml_variant *variant, const struct cudaDeviceProp *properties,
                            ml_record *record)
@@ -414,6 +428,7 @@ static void fill_resources(const ml_variant *variant, const struct cudaDevicePro
     resources->blocks_per_sm = blocks_per_sm;
     resources->occupancy_pct = 100.0 * blocks_per_sm * variant->threads_per_block /
                                properties->maxThreadsPerMultiProcessor;
+    fill_spills(variant->ptxas, attributes.binaryVersion, resources);
 }
 
 /* Each record's GFLOP/s as % of the ceiling variant's at the same sizes. */

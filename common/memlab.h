@@ -60,6 +60,14 @@ void ml_predict(ml_prediction *prediction, const char *alias, double value);
 
 typedef struct ml_variant ml_variant;
 
+/* What ptxas reported (-Xptxas -v) for one kernel compiled for one architecture, as a lab
+ * captures it at build time. A lab's table of them ends with a row whose arch is 0. */
+typedef struct {
+    int arch;                   /* 10 * major + minor of the code ptxas wrote: sm_90 is 90 */
+    int spill_store_bytes;      /* per thread, in the code (not times executed) */
+    int spill_load_bytes;
+} ml_ptxas_report;
+
 /* One run of one variant at one set of sizes. The harness fills the first block; the lab's
  * setup fills the second. */
 typedef struct {
@@ -94,6 +102,10 @@ struct ml_variant {
      * blocks per SM. NULL for a variant that is not one kernel of the lab (a library call). */
     const void *kernel;
     unsigned threads_per_block;
+    /* Optional: what ptxas reported for the kernel, per architecture (a table ending in arch 0).
+     * The report shows the spills of the row for the code that runs (cudaFuncAttributes
+     * binaryVersion); NULL, or no such row (code compiled from PTX at load time): unknown. */
+    const ml_ptxas_report *ptxas;
 };
 
 typedef struct {

@@ -339,6 +339,7 @@ static void print_resources_table(const ml_report *report, FILE *stream)
     table_column(&table, "params", ALIGN_LEFT);
     table_column(&table, "registers/thread", ALIGN_RIGHT);
     table_column(&table, "local B/thread", ALIGN_RIGHT);
+    table_column(&table, "spill st/ld B", ALIGN_RIGHT);
     table_column(&table, "shared B/block", ALIGN_RIGHT);
     table_column(&table, "threads/block", ALIGN_RIGHT);
     table_column(&table, "blocks/SM", ALIGN_RIGHT);
@@ -354,6 +355,10 @@ static void print_resources_table(const ml_report *report, FILE *stream)
         table_cell(&table, "%s", params);
         table_cell(&table, "%d", resources->registers_per_thread);
         table_cell(&table, "%zu", resources->local_bytes_per_thread);
+        if (resources->spill_store_bytes < 0)
+            table_cell(&table, "-");
+        else
+            table_cell(&table, "%d/%d", resources->spill_store_bytes, resources->spill_load_bytes);
         table_cell(&table, "%zu", resources->shared_bytes_per_block);
         table_cell(&table, "%u", resources->threads_per_block);
         table_cell(&table, "%d", resources->blocks_per_sm);
@@ -451,7 +456,8 @@ void ml_report_csv(const ml_report *report, FILE *stream)
         fprintf(stream, ",%s", lab->params[i].name);
     fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,"
           "pct_of_flops_ceiling,correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
-          "shared_bytes_per_block,threads_per_block,blocks_per_sm,occupancy_pct",
+          "spill_store_bytes,spill_load_bytes,shared_bytes_per_block,threads_per_block,"
+          "blocks_per_sm,occupancy_pct",
           stream);
     for (int a = 0; a < alias_count; a++)
         fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
@@ -479,6 +485,9 @@ void ml_report_csv(const ml_report *report, FILE *stream)
         bool known = resources->known;
         csv_number(stream, known ? resources->registers_per_thread : NAN);
         csv_number(stream, known ? (double)resources->local_bytes_per_thread : NAN);
+        bool spills_known = known && resources->spill_store_bytes >= 0;
+        csv_number(stream, spills_known ? resources->spill_store_bytes : NAN);
+        csv_number(stream, spills_known ? resources->spill_load_bytes : NAN);
         csv_number(stream, known ? (double)resources->shared_bytes_per_block : NAN);
         csv_number(stream, known ? resources->threads_per_block : NAN);
         csv_number(stream, known ? resources->blocks_per_sm : NAN);
@@ -607,12 +616,17 @@ static cJSON *json_resources(const ml_record *record)
     const ml_kernel_resources *resources = &record->resources;
     if (!resources->known)
         return cJSON_CreateNull();
+    bool spills_known = resources->spill_store_bytes >= 0; /* -1: no ptxas report for the code */
     cJSON *object = cJSON_CreateObject();
     bool ok =
         json_add(object, "kernel", cJSON_CreateString(resources->kernel_name)) &&
         json_add(object, "registers_per_thread", cJSON_CreateNumber(resources->registers_per_thread)) &&
         json_add(object, "local_bytes_per_thread",
                  cJSON_CreateNumber((double)resources->local_bytes_per_thread)) &&
+        json_add(object, "spill_store_bytes",
+                 json_number(spills_known ? resources->spill_store_bytes : NAN)) &&
+        json_add(object, "spill_load_bytes",
+                 json_number(spills_known ? resources->spill_load_bytes : NAN)) &&
         json_add(object, "shared_bytes_per_block",
                  cJSON_CreateNumber((double)resources->shared_bytes_per_block)) &&
         json_add(object, "threads_per_block", cJSON_CreateNumber(resources->threads_per_block)) &&

@@ -28,6 +28,8 @@ typedef struct {
     unsigned threads_per_block;
     int blocks_per_sm;          /* resident blocks the resources allow */
     double occupancy_pct;       /* resident warps / the SM's maximum, in % */
+    int spill_store_bytes;      /* per thread, as ptxas reported them; -1 when unknown */
+    int spill_load_bytes;
 } ml_kernel_resources;
 
 typedef struct {

@@ -206,6 +206,67 @@ static const prof_metric metric_table[] = {
         .meaning = "32-byte sectors L1 passed on for local-memory stores (register spills, "
                    "runtime-indexed arrays); nvprof counted transactions, not sectors",
     },
+    {
+        .alias = "local_load_requests",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        .unit = "requests",
+        .group = "local",
+        .meaning = "local-memory load requests at L1: one per load instruction (LDL) a warp "
+                   "executes",
+    },
+    {
+        .alias = "local_store_requests",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+        .unit = "requests",
+        .group = "local",
+        .meaning = "local-memory store requests at L1: one per store instruction (STL) a warp "
+                   "executes",
+    },
+    {
+        .alias = "local_load_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+        .denominator = "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum",
+        .scale = 1.0,
+        .unit = "sectors/request",
+        .group = "local",
+        .meaning = "32-byte sectors per warp-wide local load: 4 when all lanes read the same "
+                   "4-byte word of their own (local memory is interleaved by lane), up to 32 "
+                   "when they read different words",
+    },
+    {
+        .alias = "local_store_transactions_per_request",
+        .legacy_names = "",
+        .numerator = "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+        .denominator = "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum",
+        .scale = 1.0,
+        .unit = "sectors/request",
+        .group = "local",
+        .meaning = "32-byte sectors per warp-wide local store: 4 per 4 bytes each lane stores "
+                   "when all lanes store the same word (16 for a 16-byte STL.128)",
+    },
+    {
+        .alias = "local_load_efficiency",
+        .legacy_names = "",
+        .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_local_op_ld.pct",
+        .unit = "%",
+        .group = "local",
+        .meaning = "bytes local loads used per 32-byte sector moved, as % of 32 (100 when all "
+                   "lanes read the same word; nvprof had no such metric); instrumented, it "
+                   "needs its own pass",
+    },
+    {
+        .alias = "local_store_efficiency",
+        .legacy_names = "",
+        .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_local_op_st.pct",
+        .unit = "%",
+        .group = "local",
+        .meaning = "bytes local stores wrote per 32-byte sector moved, as % of 32 (100 when all "
+                   "lanes write the same word; nvprof had no such metric); instrumented, it "
+                   "needs its own pass",
+    },
 
     /* ---- device memory ---- */
     {
@@ -236,6 +297,87 @@ static const prof_metric metric_table[] = {
         .group = "occupancy",
         .meaning = "average active warps per SM as % of the most it can hold, while it was "
                    "active; a percentage 0..100 where nvprof gave a fraction 0..1",
+    },
+
+    /* ---- constant memory and read-only loads ----
+     * __constant__ data indexed by a register is loaded with LDC through the SM's indexed
+     * constant cache (IDC; published microbenchmarks find 2 KB of 64-byte lines on an H100),
+     * backed by the GPC's constant cache (GCC, gcc__cache_requests_type_constant*). Constants
+     * the compiler addresses directly (c[bank][offset] operands) go through the immediate
+     * constant cache (IMC, smsp__imc_requests*) instead. Names found with the Profiler Host API
+     * for GH100; nvprof had no constant-cache counters. */
+    {
+        .alias = "constant_requests",
+        .legacy_names = "",
+        .perfworks = "idc__requests.sum",
+        .unit = "requests",
+        .group = "constant",
+        .meaning = "requests to the indexed constant cache (IDC) from LDC instructions: one per "
+                   "different address (line) a warp reads, so 1 for a broadcast",
+    },
+    {
+        .alias = "constant_hits",
+        .legacy_names = "",
+        .perfworks = "idc__requests_lookup_hit.sum",
+        .unit = "requests",
+        .group = "constant",
+        .meaning = "IDC requests that found their line in the cache",
+    },
+    {
+        .alias = "constant_hit_rate",
+        .legacy_names = "",
+        .perfworks = "idc__request_hit_rate.pct",
+        .unit = "%",
+        .group = "constant",
+        .meaning = "IDC requests that hit, as % of all IDC requests",
+    },
+    {
+        .alias = "constant_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__inst_executed_op_ldc.sum",
+        .unit = "instructions",
+        .group = "constant",
+        .meaning = "warp-level LDC instructions executed; the compiler also loads kernel "
+                   "parameters and launch sizes with LDC, a few per warp",
+    },
+    {
+        .alias = "constant_requests_per_instruction",
+        .legacy_names = "",
+        .numerator = "idc__requests.sum",
+        .denominator = "smsp__inst_executed_op_ldc.sum",
+        .scale = 1.0,
+        .unit = "requests/instruction",
+        .group = "constant",
+        .meaning = "IDC requests per LDC: 1 when all lanes of a warp read one word (broadcast), "
+                   "N when they read N words in different lines (served one after another)",
+    },
+    {
+        .alias = "constant_replays",
+        .legacy_names = "",
+        .perfworks = "sm__idc_divergent_instruction_replays.sum",
+        .unit = "replays",
+        .group = "constant",
+        .meaning = "extra IDC passes of LDC instructions whose lanes read different lines "
+                   "(misses can add some)",
+    },
+    {
+        .alias = "constant_replays_per_instruction",
+        .legacy_names = "",
+        .numerator = "sm__idc_divergent_instruction_replays.sum",
+        .denominator = "smsp__inst_executed_op_ldc.sum",
+        .scale = 1.0,
+        .unit = "replays/instruction",
+        .group = "constant",
+        .meaning = "extra IDC passes per LDC: 0 for a broadcast, N - 1 for N lines",
+    },
+    {
+        .alias = "global_hit_rate",
+        .legacy_names = "",
+        .perfworks = "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct",
+        .unit = "%",
+        .group = "global",
+        .meaning = "global-load sectors found in L1, as % of those looked up; __ldg loads count "
+                   "too: since Volta the read-only path is the same L1",
     },
 };
 

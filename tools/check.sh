@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ./memlab check BUILD_DIR: can every number memlab prints be trusted on this GPU?
+# ./memlab check BUILD_DIR [PROGRAM...]: can every number memlab prints be trusted on this GPU?
 #
 #   1. Every lab program, at the small sizes of each line of labs/NN_PROGRAM/check.args, runs
 #      clean under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
@@ -9,7 +9,9 @@
 #
 # Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.
 set -uo pipefail
-build=${1:?usage: tools/check.sh BUILD_DIR}
+build=${1:?usage: tools/check.sh BUILD_DIR [PROGRAM...]}
+shift
+only=" $* "
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 counters=$build/tools/memlab_counters
 work=$(mktemp -d)
@@ -33,6 +35,7 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   directory=${directory%/}
   program=$(basename "$directory")
   program=${program#[0-9][0-9]_}
+  [[ $only == "  " || $only == *" $program "* ]] || continue
   lab=$build/labs/$program
   [[ -f $directory/check.args ]] || { note_failure "$program: no check.args"; continue; }
   line_number=0

@@ -13,7 +13,7 @@ trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
-arguments=(--variant strided --n 1000003 --stride 4 --reps 2 --warmup 1)
+arguments=(--variant strided --n 1048576 --stride 4 --reps 2 --warmup 1)
 
 # One warning line, the run goes on, the JSON says counters were not read and still predicts.
 expect_degraded() { # case name, stderr file, json file, exit status, words the warning must hold

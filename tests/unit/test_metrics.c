@@ -273,6 +273,133 @@ static void test_validate_refuses_missing_arguments(void **state)
     assert_int_equal(prof_validate_metrics("GH100", names, 2, NULL, NULL), PROF_ERR_BAD_STATE);
 }
 
+/* ---- constant memory and read-only loads (lab 03) ------------------------------------------ */
+
+/* The constant-cache aliases read the names found for GH100 with the Profiler Host API, and a
+ * lab's whole set of them validates together (one profiled launch reads them all). */
+static void check_constant_set_on_chip(const char *chip_name)
+{
+    const char *aliases[] = {
+        "constant_requests", "constant_hits", "constant_hit_rate", "constant_instructions",
+        "constant_requests_per_instruction", "constant_replays", "constant_replays_per_instruction",
+        "global_hit_rate", "gld_requests", "gld_transactions",
+    };
+    const char *names[2 * sizeof aliases / sizeof aliases[0]];
+    size_t count = 0;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        const prof_metric *metric = prof_metric_find(aliases[i]);
+        assert_non_null(metric);
+        const char *inputs[2];
+        size_t input_count = prof_metric_inputs(metric, inputs);
+        for (size_t k = 0; k < input_count; k++)
+            names[count++] = inputs[k];
+    }
+    size_t num_passes = 0;
+    prof_status status = prof_validate_metrics(chip_name, names, count, NULL, &num_passes);
+    if (status != PROF_OK)
+        fail_msg("%s rejected the constant-cache set: %s", chip_name, prof_last_error());
+    assert_true(num_passes >= 1);
+}
+
+static void test_constant_cache_aliases(void **state)
+{
+    (void)state;
+    const char *plain[][2] = {
+        {"constant_requests", "idc__requests.sum"},
+        {"constant_hits", "idc__requests_lookup_hit.sum"},
+        {"constant_hit_rate", "idc__request_hit_rate.pct"},
+        {"constant_instructions", "smsp__inst_executed_op_ldc.sum"},
+        {"constant_replays", "sm__idc_divergent_instruction_replays.sum"},
+        {"global_hit_rate", "l1tex__t_sector_pipe_lsu_mem_global_op_ld_hit_rate.pct"},
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        const prof_metric *metric = prof_metric_find(plain[i][0]);
+        assert_non_null(metric);
+        assert_string_equal(metric->perfworks, plain[i][1]);
+    }
+    const char *derived[][3] = {
+        {"constant_requests_per_instruction", "idc__requests.sum", "smsp__inst_executed_op_ldc.sum"},
+        {"constant_replays_per_instruction", "sm__idc_divergent_instruction_replays.sum",
+         "smsp__inst_executed_op_ldc.sum"},
+    };
+    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; i++) {
+        const prof_metric *metric = prof_metric_find(derived[i][0]);
+        assert_non_null(metric);
+        assert_null(metric->perfworks);
+        assert_string_equal(metric->numerator, derived[i][1]);
+        assert_string_equal(metric->denominator, derived[i][2]);
+    }
+    check_constant_set_on_chip("GH100");
+    check_constant_set_on_chip("AD102");
+    check_constant_set_on_chip("GA100");
+}
+
+/* ---- local memory (lab 01) ------------------------------------------------------------------ */
+
+/* The local-memory aliases read the names checked for GH100, and the set lab 01 reads for one
+ * variant (sectors, requests, efficiency, shared spills, occupancy) validates together. */
+static void check_local_set_on_chip(const char *chip_name)
+{
+    const char *aliases[] = {
+        "local_load_transactions", "local_store_transactions", "local_load_requests",
+        "local_store_requests", "local_load_transactions_per_request",
+        "local_store_transactions_per_request", "local_load_efficiency", "local_store_efficiency",
+        "shared_load_instructions", "shared_store_instructions", "achieved_occupancy",
+    };
+    const char *names[2 * sizeof aliases / sizeof aliases[0]];
+    size_t count = 0;
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        const prof_metric *metric = prof_metric_find(aliases[i]);
+        assert_non_null(metric);
+        const char *inputs[2];
+        size_t input_count = prof_metric_inputs(metric, inputs);
+        for (size_t k = 0; k < input_count; k++)
+            names[count++] = inputs[k];
+    }
+    size_t num_passes = 0;
+    prof_status status = prof_validate_metrics(chip_name, names, count, NULL, &num_passes);
+    if (status != PROF_OK)
+        fail_msg("%s rejected the local-memory set: %s", chip_name, prof_last_error());
+    assert_true(num_passes >= 1);
+}
+
+static void test_local_memory_aliases(void **state)
+{
+    (void)state;
+    const char *plain[][2] = {
+        {"local_load_transactions", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum"},
+        {"local_store_transactions", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"},
+        {"local_load_requests", "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum"},
+        {"local_store_requests", "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum"},
+        {"local_load_efficiency", "smsp__sass_average_data_bytes_per_sector_mem_local_op_ld.pct"},
+        {"local_store_efficiency", "smsp__sass_average_data_bytes_per_sector_mem_local_op_st.pct"},
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        const prof_metric *metric = prof_metric_find(plain[i][0]);
+        assert_non_null(metric);
+        assert_string_equal(metric->perfworks, plain[i][1]);
+        assert_string_equal(metric->group, "local");
+    }
+    const char *derived[][3] = {
+        {"local_load_transactions_per_request", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum",
+         "l1tex__t_requests_pipe_lsu_mem_local_op_ld.sum"},
+        {"local_store_transactions_per_request", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum",
+         "l1tex__t_requests_pipe_lsu_mem_local_op_st.sum"},
+    };
+    for (size_t i = 0; i < sizeof derived / sizeof derived[0]; i++) {
+        const prof_metric *metric = prof_metric_find(derived[i][0]);
+        assert_non_null(metric);
+        assert_null(metric->perfworks);
+        assert_string_equal(metric->numerator, derived[i][1]);
+        assert_string_equal(metric->denominator, derived[i][2]);
+        assert_string_equal(metric->group, "local");
+    }
+    check_local_set_on_chip("GH100");
+    check_local_set_on_chip("AD102");
+    check_local_set_on_chip("GA100");
+    check_local_set_on_chip("TU102");
+}
+
 /* ---- statuses ----------------------------------------------------------------------------- */
 
 static void test_status_names(void **state)
@@ -375,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_unknown_metric_is_rejected_with_its_index),
         cmocka_unit_test(test_unknown_chip_is_rejected),
         cmocka_unit_test(test_validate_refuses_missing_arguments),
+        cmocka_unit_test(test_constant_cache_aliases),
+        cmocka_unit_test(test_local_memory_aliases),
         cmocka_unit_test(test_status_names),
         cmocka_unit_test(test_environmental_statuses),
         cmocka_unit_test(test_target_half_refuses_null_session),

@@ -84,6 +84,8 @@ static void make_report(ml_report *report)
                                                  .registers_per_thread = 16,
                                                  .local_bytes_per_thread = 0,
                                                  .shared_bytes_per_block = 4224,
+                                                 .spill_store_bytes = 24,
+                                                 .spill_load_bytes = 16,
                                                  .threads_per_block = 256, .blocks_per_sm = 8,
                                                  .occupancy_pct = 100};
     coalesced->checked = 1;
@@ -319,6 +321,8 @@ static void test_json_run(void **state)
     assert_string_equal(string_member(resources, "kernel"), "_Z4copyPKfPfm");
     assert_float_equal(number_member(resources, "registers_per_thread"), 16, 0);
     assert_float_equal(number_member(resources, "local_bytes_per_thread"), 0, 0);
+    assert_float_equal(number_member(resources, "spill_store_bytes"), 24, 0);
+    assert_float_equal(number_member(resources, "spill_load_bytes"), 16, 0);
     assert_float_equal(number_member(resources, "shared_bytes_per_block"), 4224, 0);
     assert_float_equal(number_member(resources, "threads_per_block"), 256, 0);
     assert_float_equal(number_member(resources, "blocks_per_sm"), 8, 0);
@@ -422,7 +426,8 @@ static void test_json_out_of_memory(void **state)
 static const char *const expected_csv_columns[] = {
     "lab", "variant", "n", "stride", "device", "median_ms", "min_ms", "max_ms", "cv", "bytes",
     "gbps", "pct_of_ceiling", "flops", "gflops", "pct_of_flops_ceiling", "correct",
-    "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "shared_bytes_per_block",
+    "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "spill_store_bytes",
+    "spill_load_bytes", "shared_bytes_per_block",
     "threads_per_block", "blocks_per_sm", "occupancy_pct",
     "gld_efficiency_predicted", "gld_efficiency_measured",
     "gld_sectors_predicted", "gld_sectors_measured",
@@ -467,6 +472,8 @@ static void test_csv(void **state)
     assert_string_equal(fields[csv_column("correct")], "1");
     assert_string_equal(fields[csv_column("gld_sectors_measured")], "130");
     assert_string_equal(fields[csv_column("registers_per_thread")], "16");
+    assert_string_equal(fields[csv_column("spill_store_bytes")], "24");
+    assert_string_equal(fields[csv_column("spill_load_bytes")], "16");
     assert_string_equal(fields[csv_column("shared_bytes_per_block")], "4224");
     assert_string_equal(fields[csv_column("blocks_per_sm")], "8");
     assert_string_equal(fields[csv_column("pct_of_flops_ceiling")], "");

@@ -1,0 +1,2 @@
+# The cublas variant (the FLOP/s ceiling) calls cuBLAS SGEMM.
+target_link_libraries(${program} PRIVATE CUDA::cublas)

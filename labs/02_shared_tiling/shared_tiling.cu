@@ -1,0 +1,770 @@
+/* Lab 02: shared-memory tiling, a matrix multiply of any shape.
+ *
+ * P = M x N, with M of m x k, N of k x n and P of m x n, all row-major floats. Computing one
+ * element of P takes k multiply-adds and, done naively, 2k loads from global memory: 8 bytes
+ * for every 2 FLOPs, far more traffic than the GPU's memory can feed. Tiling cuts it: the threads
+ * of a block load a TILE_WIDTH x TILE_WIDTH tile of M and one of N into shared memory together
+ * (one element each), wait at a barrier, and then every thread reads TILE_WIDTH pairs from the
+ * fast shared copies. Each element loaded from global memory is used TILE_WIDTH times, so the
+ * kernel issues TILE_WIDTH times fewer global loads. Sizes need not be multiples of the tile:
+ * elements outside a matrix are loaded as zero, and only threads inside P store.
+ *
+ * Variants (each computes all of P; the harness checks it against a CPU reference):
+ *   naive      one thread per P element, both operands read from global memory
+ *   tiled16    16 x 16 tiles of M and N in shared memory, two barriers per phase
+ *   tiled32    32 x 32 tiles: half the global loads again, four times the shared memory
+ *   coarsened  instructor extension: 128 x 128 tiles of P per block, 8 x 8 results per thread
+ *              accumulated in registers from shared-memory fragments, 16-byte loads
+ *   cublas     cuBLAS SGEMM in FP32 (no TF32): the FLOP/s ceiling every record is compared to
+ *
+ * Build:  ./memlab run shared_tiling --help      (or: make -f Makefile.labs shared_tiling)
+ * Try:    shared_tiling                           (all variants at 4096 x 4096 x 4096)
+ *         shared_tiling --variant tiled16 --m 1000 --k 3 --n 777
+ *         shared_tiling --model --m 1024 --k 1024 --n 1024   (predictions only, no GPU)
+ */
+#include <float.h>
+#include <math.h>
+
+#include <cublas_v2.h>
+
+#include "memlab.h"
+
+#define NAIVE_BLOCK_WIDTH 32
+
+enum { PARAM_M, PARAM_K, PARAM_N, PARAM_COUNT };
+
+/* 1,000,000 keeps every grid within CUDA's 65,535 blocks in y (rows of P / 16). */
+static const ml_param params[PARAM_COUNT] = {
+    {"m", 4096, 1, 1000000, "rows of M and of P"},
+    {"k", 4096, 1, 1000000, "columns of M, rows of N: the length of each dot product"},
+    {"n", 4096, 1, 1000000, "columns of N and of P"},
+};
+
+/* ---- kernels, from the naive one to the best -------------------------------------------------
+ * Row-major indexing: element (row, col) of a matrix with `cols` columns is at row * cols + col.
+ * Indices are ints (every size is at most 1,000,000); offsets are size_t, since a matrix may
+ * hold more than 2^31 elements. threadIdx.x runs along the columns of P, so the 32 lanes of a
+ * warp read consecutive elements of a row of N. */
+
+/* One thread per element of P: k multiply-adds, 2k loads from global memory. */
+static __global__ void matmul_naive(const float *M, const float *N, float *P, int m, int k, int n)
+{
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    // BEGIN SOLUTION
+    // TODO: if (row, col) lies inside P, add up in a float the k products of row `row` of M
+    //       and column `col` of N, and store the sum in P. M is m x k, N is k x n, P is m x n,
+    //       all row-major; form the offsets in size_t.
+    if (row < m && col < n) {
+        float Pvalue = 0.0f;
+        for (int i = 0; i < k; i++)
+            Pvalue += M[(size_t)row * k + i] * N[(size_t)i * n + col];
+        P[(size_t)row * n + col] = Pvalue;
+    }
+    // END SOLUTION
+}
+
+/* The textbook tiled kernel. A block of TILE_WIDTH x TILE_WIDTH threads computes one tile of P
+ * in phases; in each phase it loads one tile of M and one of N into shared memory, one element
+ * per thread, and every thread then takes TILE_WIDTH products from them. TILE_WIDTH is a
+ * template parameter because the size of a __shared__ array must be known when the kernel is
+ * compiled: tiled16 and tiled32 are this one source compiled twice. */
+template <int TILE_WIDTH>
+static __global__ void matmul_tiled(const float *M, const float *N, float *P, int m, int k, int n)
+{
+    __shared__ float Ms[TILE_WIDTH][TILE_WIDTH];
+    __shared__ float Ns[TILE_WIDTH][TILE_WIDTH];
+    int tx = threadIdx.x, ty = threadIdx.y;
+    int row = blockIdx.y * TILE_WIDTH + ty;
+    int col = blockIdx.x * TILE_WIDTH + tx;
+    float Pvalue = 0.0f;
+    /* Every thread takes part in every phase, also those outside P: they load their share of
+     * the tiles and meet the barriers like all the others. */
+    int phases = (k + TILE_WIDTH - 1) / TILE_WIDTH;
+    for (int ph = 0; ph < phases; ph++) {
+        // BEGIN SOLUTION
+        // TODO: store this thread's element of the M tile, (row, ph * TILE_WIDTH + tx), in
+        //       Ms[ty][tx] and its element of the N tile, (ph * TILE_WIDTH + ty, col), in
+        //       Ns[ty][tx]; 0.0f for an element outside its matrix (it then adds nothing).
+        int m_col = ph * TILE_WIDTH + tx;
+        int n_row = ph * TILE_WIDTH + ty;
+        Ms[ty][tx] = (row < m && m_col < k) ? M[(size_t)row * k + m_col] : 0.0f;
+        Ns[ty][tx] = (n_row < k && col < n) ? N[(size_t)n_row * n + col] : 0.0f;
+        // END SOLUTION
+        // BEGIN SOLUTION
+        // TODO: the tiles are complete only when every thread of the block has stored its
+        //       element: wait for that.
+        __syncthreads();
+        // END SOLUTION
+        // BEGIN SOLUTION
+        // TODO: add the TILE_WIDTH products of row ty of Ms and column tx of Ns to Pvalue.
+        for (int i = 0; i < TILE_WIDTH; i++)
+            Pvalue += Ms[ty][i] * Ns[i][tx];
+        // END SOLUTION
+        // BEGIN SOLUTION
+        // TODO: no thread may overwrite the tiles with the next phase's elements while others
+        //       still read them: wait for that.
+        __syncthreads();
+        // END SOLUTION
+    }
+    // BEGIN SOLUTION
+    // TODO: store Pvalue if this thread's element lies inside P.
+    if (row < m && col < n)
+        P[(size_t)row * n + col] = Pvalue;
+    // END SOLUTION
+}
+
+/* ---- instructor extension: register tiling ----------------------------------------------------
+ * How far the same idea goes. Keep it for advanced students or strip its solution region: the
+ * other variants do not depend on it.
+ *
+ * A block of 256 threads computes a 128 x 128 tile of P; each thread accumulates an 8 x 8 block
+ * of it in registers. Per phase (8 columns of M, 8 rows of N) every thread loads 4 elements of
+ * the M tile and 4 of the N tile (one 16-byte load each where the tile lies inside the matrix
+ * and its rows are 16-byte aligned, four guarded loads at the edges); then, at each of the 8
+ * steps of the phase, it reads 8 + 8 values from shared memory and does 64 multiply-adds with
+ * them: each value read from shared memory is used 8 times from a register. The M tile is stored transposed, so that a thread's
+ * 8 values of a column of it are contiguous. The 256 threads form a 16 x 16 grid (ty, tx);
+ * thread (ty, tx) owns rows ty*4 + 0..3 and 64 + ty*4 + 0..3 of the block's tile of P, and
+ * columns tx*4 + 0..3 and 64 + tx*4 + 0..3. A warp is a 4 x 8 patch of that grid: its 8 lanes of
+ * one ty read 8 neighbouring 16-byte pieces of a row of the N tile (128 contiguous bytes, no
+ * bank conflict), and its 4 values of ty read 4 neighbouring pieces of the M tile. Two shared
+ * buffers let the loads of the next tile be in flight while the current one is used, with one
+ * barrier per phase. */
+#define CO_TILE_M 128
+#define CO_TILE_N 128
+#define CO_TILE_K 8
+#define CO_THREADS 256
+#define CO_HALF 64 /* a thread's second group of 4 rows (or columns) starts this far on */
+
+static __global__ void __launch_bounds__(CO_THREADS, 2)
+matmul_coarsened(const float *M, const float *N, float *P, int m, int k, int n)
+{
+    // BEGIN SOLUTION
+    // TODO: (instructor extension) the register-tiled kernel described above.
+    __shared__ __align__(16) float Ms[2][CO_TILE_K][CO_TILE_M]; /* transposed: [k][row] */
+    __shared__ __align__(16) float Ns[2][CO_TILE_K][CO_TILE_N];
+    int t = threadIdx.x;
+    int block_row = blockIdx.y * CO_TILE_M;
+    int block_col = blockIdx.x * CO_TILE_N;
+
+    /* What this thread loads: 4 consecutive elements of a row of each tile. */
+    int m_load_row = t / (CO_TILE_K / 4), m_load_col = (t % (CO_TILE_K / 4)) * 4;
+    int n_load_row = t / (CO_TILE_N / 4), n_load_col = (t % (CO_TILE_N / 4)) * 4;
+    int m_row = block_row + m_load_row;
+    int n_col = block_col + n_load_col;
+    bool m_rows_inside = block_row + CO_TILE_M <= m && k % 4 == 0;
+    bool n_cols_inside = block_col + CO_TILE_N <= n && n % 4 == 0;
+
+    /* What this thread computes: warp w covers ty = (w / 2) * 4 + 0..3, tx = (w % 2) * 8 + 0..7. */
+    int warp = t / 32, lane = t % 32;
+    int ty = warp / 2 * 4 + lane / 8, tx = warp % 2 * 8 + lane % 8;
+    float sum[8][8];
+#pragma unroll
+    for (int r = 0; r < 8; r++)
+#pragma unroll
+        for (int c = 0; c < 8; c++)
+            sum[r][c] = 0.0f;
+
+    /* Step ph loads tile ph into registers, computes on tile ph - 1 (already in shared
+     * memory) meanwhile, then stores tile ph into the other buffer. */
+    int phases = (k + CO_TILE_K - 1) / CO_TILE_K;
+    for (int ph = 0; ph <= phases; ph++) {
+        float4 m_four = make_float4(0.0f, 0.0f, 0.0f, 0.0f), n_four = m_four;
+        if (ph < phases) {
+            bool phase_inside = (ph + 1) * CO_TILE_K <= k;
+            int m_col = ph * CO_TILE_K + m_load_col;
+            int n_row = ph * CO_TILE_K + n_load_row;
+            const float *m_source = M + (size_t)m_row * k + m_col;
+            const float *n_source = N + (size_t)n_row * n + n_col;
+            if (m_rows_inside && phase_inside) {
+                m_four = *(const float4 *)m_source;
+            } else if (m_row < m) {
+                m_four.x = m_col + 0 < k ? m_source[0] : 0.0f;
+                m_four.y = m_col + 1 < k ? m_source[1] : 0.0f;
+                m_four.z = m_col + 2 < k ? m_source[2] : 0.0f;
+                m_four.w = m_col + 3 < k ? m_source[3] : 0.0f;
+            }
+            if (n_cols_inside && phase_inside) {
+                n_four = *(const float4 *)n_source;
+            } else if (n_row < k) {
+                n_four.x = n_col + 0 < n ? n_source[0] : 0.0f;
+                n_four.y = n_col + 1 < n ? n_source[1] : 0.0f;
+                n_four.z = n_col + 2 < n ? n_source[2] : 0.0f;
+                n_four.w = n_col + 3 < n ? n_source[3] : 0.0f;
+            }
+        }
+        if (ph > 0) {
+            int buffer = (ph - 1) % 2;
+#pragma unroll
+            for (int i = 0; i < CO_TILE_K; i++) {
+                float4 a_low = *(const float4 *)&Ms[buffer][i][ty * 4];
+                float4 a_high = *(const float4 *)&Ms[buffer][i][CO_HALF + ty * 4];
+                float4 b_low = *(const float4 *)&Ns[buffer][i][tx * 4];
+                float4 b_high = *(const float4 *)&Ns[buffer][i][CO_HALF + tx * 4];
+                float a[8] = {a_low.x, a_low.y, a_low.z, a_low.w,
+                              a_high.x, a_high.y, a_high.z, a_high.w};
+                float b[8] = {b_low.x, b_low.y, b_low.z, b_low.w,
+                              b_high.x, b_high.y, b_high.z, b_high.w};
+#pragma unroll
+                for (int r = 0; r < 8; r++)
+#pragma unroll
+                    for (int c = 0; c < 8; c++)
+                        sum[r][c] += a[r] * b[c];
+            }
+        }
+        if (ph < phases) {
+            int buffer = ph % 2;
+            Ms[buffer][m_load_col + 0][m_load_row] = m_four.x;
+            Ms[buffer][m_load_col + 1][m_load_row] = m_four.y;
+            Ms[buffer][m_load_col + 2][m_load_row] = m_four.z;
+            Ms[buffer][m_load_col + 3][m_load_row] = m_four.w;
+            *(float4 *)&Ns[buffer][n_load_row][n_load_col] = n_four;
+        }
+        /* Tile ph is complete, and no thread reads tile ph - 1 any more: the next step
+         * overwrites its buffer. */
+        __syncthreads();
+    }
+
+    /* Inside P with 16-byte-aligned rows: 16-byte stores; at the edges, guarded ones. */
+    bool p_inside = block_row + CO_TILE_M <= m && block_col + CO_TILE_N <= n && n % 4 == 0;
+#pragma unroll
+    for (int r = 0; r < 8; r++) {
+        int row = block_row + (r < 4 ? ty * 4 + r : CO_HALF + ty * 4 + r - 4);
+#pragma unroll
+        for (int group = 0; group < 2; group++) {
+            int col = block_col + group * CO_HALF + tx * 4;
+            float4 value = make_float4(sum[r][group * 4 + 0], sum[r][group * 4 + 1],
+                                       sum[r][group * 4 + 2], sum[r][group * 4 + 3]);
+            float *target = P + (size_t)row * n + col;
+            if (p_inside) {
+                *(float4 *)target = value;
+            } else if (row < m) {
+                if (col + 0 < n)
+                    target[0] = value.x;
+                if (col + 1 < n)
+                    target[1] = value.y;
+                if (col + 2 < n)
+                    target[2] = value.z;
+                if (col + 3 < n)
+                    target[3] = value.w;
+            }
+        }
+    }
+    // END SOLUTION
+}
+
+/* ---- launching ------------------------------------------------------------------------------- */
+
+typedef struct {
+    float *M, *N;
+    cublasHandle_t cublas;      /* the cublas variant's handle; NULL for the others */
+} lab_state;
+
+/* Every cuBLAS call goes through this: on failure, file:line, the call and cuBLAS's reason. */
+#define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
+static void cublas_check(cublasStatus_t status, const char *call, const char *file, int line)
+{
+    if (status == CUBLAS_STATUS_SUCCESS)
+        return;
+    fprintf(stderr, "shared_tiling: %s:%d: %s failed: %s (%s)\n", file, line, call,
+            cublasGetStatusString(status), cublasGetStatusName(status));
+    exit(ML_EXIT_CUDA_ERROR);
+}
+
+static long long ceil_div(long long a, long long b)
+{
+    return (a + b - 1) / b;
+}
+
+static void launch_naive(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
+    int n = (int)problem->param[PARAM_N];
+    dim3 block(NAIVE_BLOCK_WIDTH, NAIVE_BLOCK_WIDTH);
+    dim3 grid((unsigned)ceil_div(n, NAIVE_BLOCK_WIDTH), (unsigned)ceil_div(m, NAIVE_BLOCK_WIDTH));
+    matmul_naive<<<grid, block>>>(state->M, state->N, problem->output, m, k, n);
+}
+
+static void launch_tiled(const ml_problem *problem, int tile_width)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
+    int n = (int)problem->param[PARAM_N];
+    dim3 block(tile_width, tile_width);
+    dim3 grid((unsigned)ceil_div(n, tile_width), (unsigned)ceil_div(m, tile_width));
+    if (tile_width == 16)
+        matmul_tiled<16><<<grid, block>>>(state->M, state->N, problem->output, m, k, n);
+    else
+        matmul_tiled<32><<<grid, block>>>(state->M, state->N, problem->output, m, k, n);
+}
+
+static void launch_tiled16(const ml_problem *problem) { launch_tiled(problem, 16); }
+static void launch_tiled32(const ml_problem *problem) { launch_tiled(problem, 32); }
+
+static void launch_coarsened(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
+    int n = (int)problem->param[PARAM_N];
+    dim3 grid((unsigned)ceil_div(n, CO_TILE_N), (unsigned)ceil_div(m, CO_TILE_M));
+    matmul_coarsened<<<grid, CO_THREADS>>>(state->M, state->N, problem->output, m, k, n);
+}
+
+/* cuBLAS is column-major. A row-major matrix read as column-major is its transpose, so the
+ * row-major P = M N is the column-major P^T = N^T M^T: cuBLAS multiplies "N" (n x k, leading
+ * dimension n) by "M" (k x m, leading dimension k) into "P" (n x m, leading dimension n). */
+static void launch_cublas(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
+    int n = (int)problem->param[PARAM_N];
+    const float one = 1.0f, zero = 0.0f;
+    CUBLAS_CHECK(cublasSgemm(state->cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, state->N, n,
+                             state->M, k, &zero, problem->output, n));
+}
+
+/* ---- what each variant should cost: the access model over the warps of the launch -----------
+ * gld_transactions counts the 32-byte sectors that global load instructions ask L1 for, hits
+ * included: what the warps' addresses touch, whatever the caches then do. So it is predicted by
+ * running the access model over every warp's load instructions, as the kernels issue them. */
+
+typedef struct {
+    double requests, sectors;
+} load_totals;
+
+static void add_global(load_totals *totals, const ml_warp_access *access)
+{
+    ml_global_cost cost = ml_model_global(access);
+    totals->requests += cost.requests;
+    totals->sectors += cost.sectors;
+}
+
+static void add_scaled(load_totals *totals, const load_totals *one, double repeat)
+{
+    totals->requests += repeat * one->requests;
+    totals->sectors += repeat * one->sectors;
+}
+
+/* A matrix read tile by tile: tile (i, j) holds rows i * tile_rows .. and columns
+ * j * tile_cols .. of a rows x cols row-major matrix, and `readers` blocks (or warps) load each
+ * tile. model_tile adds the cost of the load instructions that bring in tile (i, j) once. */
+typedef struct tile_reads tile_reads;
+struct tile_reads {
+    long long rows, cols;
+    long long tile_rows, tile_cols;
+    double readers;
+    void (*model_tile)(const tile_reads *reads, long long i, long long j, load_totals *totals);
+    int tile_width;             /* tiled: threads per side of the block */
+};
+
+/* Tiles whose first elements lie a multiple of 32 floats (one 128-byte line) apart touch the same
+ * pattern of sectors, so they cost the same if both lie wholly inside the matrix. Tile origins
+ * step by tile_rows * cols floats down and tile_cols across, and x * step modulo 32 repeats
+ * with period 32 / gcd(step, 32). */
+static long long line_period(long long step_floats)
+{
+    long long gcd = 32;
+    while (step_floats % gcd != 0)
+        gcd /= 2;
+    return 32 / gcd;
+}
+
+/* How many of 0 .. count - 1 are congruent to first modulo period. */
+static double members(long long count, long long first, long long period)
+{
+    return count > first ? (double)((count - 1 - first) / period + 1) : 0.0;
+}
+
+/* Sums the cost of every tile load of the launch. The tiles short of the last row and column of
+ * tiles lie inside the matrix: they are modelled once per residue class; the last row and column
+ * (which may stick out of the matrix) the same way, along their length. */
+static void add_tile_reads(const tile_reads *reads, load_totals *totals)
+{
+    long long tiles_i = ceil_div(reads->rows, reads->tile_rows);
+    long long tiles_j = ceil_div(reads->cols, reads->tile_cols);
+    long long period_i = line_period(reads->tile_rows * reads->cols);
+    long long period_j = line_period(reads->tile_cols);
+    /* Class c < period: the inner tiles congruent to c; class `period`: the last tile. */
+    for (long long ci = 0; ci <= period_i; ci++) {
+        double count_i = ci < period_i ? members(tiles_i - 1, ci, period_i) : 1.0;
+        long long i = ci < period_i ? ci : tiles_i - 1;
+        for (long long cj = 0; cj <= period_j && count_i > 0; cj++) {
+            double count_j = cj < period_j ? members(tiles_j - 1, cj, period_j) : 1.0;
+            long long j = cj < period_j ? cj : tiles_j - 1;
+            if (count_j == 0)
+                continue;
+            load_totals one = {0, 0};
+            reads->model_tile(reads, i, j, &one);
+            add_scaled(totals, &one, count_i * count_j * reads->readers);
+        }
+    }
+}
+
+/* naive, M: at each step of its loop a warp's lanes all read one element of M (the warp lies in
+ * one row of P): one sector, whichever lanes are active. A "tile" is that one element. */
+static void model_naive_m(const tile_reads *reads, long long i, long long j, load_totals *totals)
+{
+    ml_warp_access access;
+    ml_warp_access_strided(&access, (uint64_t)(i * reads->cols + j) * sizeof(float), 0,
+                           sizeof(float), ML_ALL_LANES);
+    add_global(totals, &access);
+}
+
+/* naive, N: a warp reads 32 consecutive elements of row i of N, columns 32j .., those < n. */
+static void model_naive_n(const tile_reads *reads, long long i, long long j, load_totals *totals)
+{
+    ml_warp_access access;
+    long long first = j * NAIVE_BLOCK_WIDTH;
+    long long lanes = reads->cols - first < ML_WARP_SIZE ? reads->cols - first : ML_WARP_SIZE;
+    ml_warp_access_strided(&access, (uint64_t)(i * reads->cols + first) * sizeof(float),
+                           sizeof(float), sizeof(float),
+                           lanes == ML_WARP_SIZE ? ML_ALL_LANES : (1u << lanes) - 1);
+    add_global(totals, &access);
+}
+
+/* tiled: thread (ty, tx) of the block loads element (i * T + ty, j * T + tx) if it lies inside
+ * the matrix; a warp is 32 consecutive threads in row-major order (two rows of a 16-wide
+ * block, one row of a 32-wide one). The same shape holds for M (i: block row, j: phase) and
+ * for N (i: phase, j: block column). */
+static void model_tiled_tile(const tile_reads *reads, long long i, long long j,
+                             load_totals *totals)
+{
+    int width = reads->tile_width;
+    for (int warp = 0; warp < width * width / ML_WARP_SIZE; warp++) {
+        ml_warp_access access = {{0}, 0, (unsigned)sizeof(float)};
+        for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
+            int thread = warp * ML_WARP_SIZE + lane;
+            long long row = i * width + thread / width, col = j * width + thread % width;
+            if (row < reads->rows && col < reads->cols) {
+                access.active_mask |= 1u << lane;
+                access.address[lane] = (uint64_t)(row * reads->cols + col) * sizeof(float);
+            }
+        }
+        add_global(totals, &access);
+    }
+}
+
+/* coarsened: thread t loads four consecutive elements at row i * tile_rows + t / (tile_cols / 4),
+ * column j * tile_cols + (t % (tile_cols / 4)) * 4: one 16-byte load when the tile lies inside
+ * the matrix and rows are 16-byte aligned (cols % 4 == 0), else four 4-byte loads, each only
+ * where its element lies inside (a thread whose row is outside loads nothing). */
+static void model_coarsened_tile(const tile_reads *reads, long long i, long long j,
+                                 load_totals *totals)
+{
+    long long per_row = reads->tile_cols / 4;
+    int inside = (i + 1) * reads->tile_rows <= reads->rows &&
+                 (j + 1) * reads->tile_cols <= reads->cols && reads->cols % 4 == 0;
+    for (int warp = 0; warp < CO_THREADS / ML_WARP_SIZE; warp++) {
+        for (int element = 0; element < (inside ? 1 : 4); element++) {
+            ml_warp_access access = {{0}, 0, (unsigned)((inside ? 4 : 1) * sizeof(float))};
+            for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
+                int thread = warp * ML_WARP_SIZE + lane;
+                long long row = i * reads->tile_rows + thread / per_row;
+                long long col = j * reads->tile_cols + (thread % per_row) * 4 + element;
+                if (row < reads->rows && col < reads->cols) {
+                    access.active_mask |= 1u << lane;
+                    access.address[lane] = (uint64_t)(row * reads->cols + col) * sizeof(float);
+                }
+            }
+            add_global(totals, &access);
+        }
+    }
+}
+
+static double shared_wavefronts(const ml_warp_access *access)
+{
+    return ml_model_shared(access).wavefronts;
+}
+
+/* tiled, shared loads of one phase: the compiler (checked in the SASS for sm_75 to sm_90) reads
+ * Ms[ty][i .. i+3] with one 16-byte load, a row of Ms being contiguous and aligned, and
+ * Ns[i][tx] with one 4-byte load per i. Every warp of every block runs every phase. */
+static double predict_tiled_shared(long long m, long long k, long long n, int width)
+{
+    double blocks = (double)ceil_div(m, width) * (double)ceil_div(n, width);
+    double phases = (double)ceil_div(k, width);
+    double per_phase = 0;
+    for (int warp = 0; warp < width * width / ML_WARP_SIZE; warp++) {
+        ml_warp_access ms_read = {{0}, ML_ALL_LANES, 4 * (unsigned)sizeof(float)};
+        ml_warp_access ns_read = {{0}, ML_ALL_LANES, (unsigned)sizeof(float)};
+        for (int i = 0; i < width; i++) {
+            for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
+                int thread = warp * ML_WARP_SIZE + lane, ty = thread / width, tx = thread % width;
+                ms_read.address[lane] = (uint64_t)(ty * width + i / 4 * 4) * sizeof(float);
+                ns_read.address[lane] = (uint64_t)(width * width + i * width + tx) * sizeof(float);
+            }
+            if (i % 4 == 0)
+                per_phase += shared_wavefronts(&ms_read);
+            per_phase += shared_wavefronts(&ns_read);
+        }
+    }
+    return blocks * phases * per_phase;
+}
+
+/* coarsened, shared loads of one phase: four 16-byte loads per step of its 8: a thread's two
+ * groups of 4 values of a column of the (transposed) M tile and of a row of the N tile. */
+static double predict_coarsened_shared(long long m, long long k, long long n)
+{
+    double blocks = (double)ceil_div(m, CO_TILE_M) * (double)ceil_div(n, CO_TILE_N);
+    double phases = (double)ceil_div(k, CO_TILE_K);
+    const uint64_t ns_base = CO_TILE_K * CO_TILE_M * sizeof(float);
+    double per_phase = 0;
+    for (int warp = 0; warp < CO_THREADS / ML_WARP_SIZE; warp++) {
+        for (int i = 0; i < CO_TILE_K; i++) {
+            for (int group = 0; group < 2; group++) {
+                ml_warp_access ms_read = {{0}, ML_ALL_LANES, 4 * (unsigned)sizeof(float)};
+                ml_warp_access ns_read = {{0}, ML_ALL_LANES, 4 * (unsigned)sizeof(float)};
+                for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
+                    int ty = warp / 2 * 4 + lane / 8, tx = warp % 2 * 8 + lane % 8;
+                    ms_read.address[lane] =
+                        (uint64_t)(i * CO_TILE_M + group * CO_HALF + ty * 4) * sizeof(float);
+                    ns_read.address[lane] =
+                        ns_base + (uint64_t)(i * CO_TILE_N + group * CO_HALF + tx * 4) * sizeof(float);
+                }
+                per_phase += shared_wavefronts(&ms_read) + shared_wavefronts(&ns_read);
+            }
+        }
+    }
+    return blocks * phases * per_phase;
+}
+
+/* The least any variant reads from DRAM: M and N once (the L2 is flushed before every run).
+ * Larger matrices do not fit in the L2, and the measured bytes show how often they come back. */
+static double compulsory_read_bytes(long long m, long long k, long long n)
+{
+    double m_sectors = ceil((double)m * k * sizeof(float) / ML_SECTOR_BYTES);
+    double n_sectors = ceil((double)k * n * sizeof(float) / ML_SECTOR_BYTES);
+    return (m_sectors + n_sectors) * ML_SECTOR_BYTES;
+}
+
+static void predict_loads(const load_totals *loads, long long m, long long k, long long n,
+                          ml_prediction *prediction)
+{
+    ml_predict(prediction, "gld_transactions", loads->sectors);
+    ml_predict(prediction, "gld_requests", loads->requests);
+    ml_predict(prediction, "dram_read_bytes", compulsory_read_bytes(m, k, n));
+}
+
+static void predict_naive(const long long *param, ml_prediction *prediction)
+{
+    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
+    /* Warps of rows outside P do nothing; each of the ceil(n / 32) warps of a row of P reads
+     * all of that row of M, and together they read all of N once per row of P. */
+    tile_reads m_reads = {m, k, 1, 1, (double)ceil_div(n, NAIVE_BLOCK_WIDTH), model_naive_m, 0};
+    tile_reads n_reads = {k, n, 1, NAIVE_BLOCK_WIDTH, (double)m, model_naive_n, 0};
+    load_totals loads = {0, 0};
+    add_tile_reads(&m_reads, &loads);
+    add_tile_reads(&n_reads, &loads);
+    predict_loads(&loads, m, k, n, prediction);
+}
+
+static void predict_tiled(const long long *param, int width, ml_prediction *prediction)
+{
+    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
+    /* Each M tile is loaded by every block of its block row, each N tile by every block of its
+     * block column. */
+    tile_reads m_reads = {m, k, width, width, (double)ceil_div(n, width), model_tiled_tile, width};
+    tile_reads n_reads = {k, n, width, width, (double)ceil_div(m, width), model_tiled_tile, width};
+    load_totals loads = {0, 0};
+    add_tile_reads(&m_reads, &loads);
+    add_tile_reads(&n_reads, &loads);
+    predict_loads(&loads, m, k, n, prediction);
+    ml_predict(prediction, "shared_load_transactions", predict_tiled_shared(m, k, n, width));
+}
+
+static void predict_tiled16(const long long *param, ml_prediction *prediction)
+{
+    predict_tiled(param, 16, prediction);
+}
+
+static void predict_tiled32(const long long *param, ml_prediction *prediction)
+{
+    predict_tiled(param, 32, prediction);
+}
+
+static void predict_coarsened(const long long *param, ml_prediction *prediction)
+{
+    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
+    tile_reads m_reads = {m, k, CO_TILE_M, CO_TILE_K, (double)ceil_div(n, CO_TILE_N),
+                          model_coarsened_tile, 0};
+    tile_reads n_reads = {k, n, CO_TILE_K, CO_TILE_N, (double)ceil_div(m, CO_TILE_M),
+                          model_coarsened_tile, 0};
+    load_totals loads = {0, 0};
+    add_tile_reads(&m_reads, &loads);
+    add_tile_reads(&n_reads, &loads);
+    predict_loads(&loads, m, k, n, prediction);
+    ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
+}
+
+/* cuBLAS's kernels are its own: only the compulsory DRAM traffic is predicted. */
+static void predict_cublas(const long long *param, ml_prediction *prediction)
+{
+    ml_predict(prediction, "dram_read_bytes",
+               compulsory_read_bytes(param[PARAM_M], param[PARAM_K], param[PARAM_N]));
+}
+
+/* ---- the variant table ------------------------------------------------------------------------ */
+
+#define NAIVE_METRICS "gld_transactions,gld_requests,dram_read_bytes"
+#define TILED_METRICS "gld_transactions,gld_requests,shared_load_transactions,dram_read_bytes"
+
+static const ml_variant variants[] = {
+    {"naive", "one thread per P element, 2 global loads per multiply-add",
+     NAIVE_METRICS, launch_naive, predict_naive, (const void *)matmul_naive,
+     NAIVE_BLOCK_WIDTH * NAIVE_BLOCK_WIDTH},
+    {"tiled16", "16 x 16 tiles in shared memory: 16 times fewer global loads",
+     TILED_METRICS, launch_tiled16, predict_tiled16, (const void *)matmul_tiled<16>, 16 * 16},
+    {"tiled32", "32 x 32 tiles: 32 times fewer global loads, 4 times the shared memory",
+     TILED_METRICS, launch_tiled32, predict_tiled32, (const void *)matmul_tiled<32>, 32 * 32},
+    {"coarsened", "instructor extension: 128 x 128 tiles of P, 8 x 8 results per thread",
+     TILED_METRICS, launch_coarsened, predict_coarsened, (const void *)matmul_coarsened,
+     CO_THREADS},
+    {"cublas", "cuBLAS SGEMM, FP32 without TF32: the FLOP/s ceiling",
+     "dram_read_bytes", launch_cublas, predict_cublas, NULL, 0},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+/* ---- CPU reference, buffers ------------------------------------------------------------------- */
+
+/* Up to this many multiply-adds the reference computes all of P; beyond, a sample of it. */
+#define FULL_REFERENCE_MULTIPLY_ADDS (1ll << 27)
+/* A sample is every element where SAMPLE_LINES rows meet SAMPLE_LINES columns of P. */
+#define SAMPLE_LINES 64
+
+static double device_bytes(const ml_variant *variant, const long long *param)
+{
+    (void)variant;
+    double m = (double)param[PARAM_M], k = (double)param[PARAM_K], n = (double)param[PARAM_N];
+    return (m * k + k * n + m * n) * sizeof(float);
+}
+
+/* N's values come from the seed after M's, so the two matrices are independent. */
+static uint64_t seed_of_n(uint64_t seed)
+{
+    return seed + 1;
+}
+
+/* The rows (or columns) of P the reference covers: all `count` of them, or the first, the last
+ * and SAMPLE_LINES - 2 drawn from the seed. Returns how many were chosen. */
+static long long choose_lines(long long count, int all, uint64_t seed, long long *lines)
+{
+    if (all || count <= SAMPLE_LINES) {
+        for (long long i = 0; i < count; i++)
+            lines[i] = i;
+        return count;
+    }
+    lines[0] = 0;
+    lines[1] = count - 1;
+    for (long long i = 2; i < SAMPLE_LINES; i++) {
+        /* In [0, 1) in steps of 2^-24: every one of up to 1,000,000 lines can be drawn. */
+        double unit = (ml_random_value(seed, (uint64_t)i) + 1.0) / 2.0;
+        lines[i] = (long long)(unit * (double)count);
+    }
+    return SAMPLE_LINES;
+}
+
+/* Fills the reference (double accumulation) for the chosen rows and columns of P; for a sample,
+ * also the index in P of each reference value. */
+static void compute_reference(ml_problem *problem)
+{
+    long long m = problem->param[PARAM_M], k = problem->param[PARAM_K];
+    long long n = problem->param[PARAM_N];
+    int all = (double)m * n * k <= (double)FULL_REFERENCE_MULTIPLY_ADDS;
+    long long row_capacity = all || m <= SAMPLE_LINES ? m : SAMPLE_LINES;
+    long long col_capacity = all || n <= SAMPLE_LINES ? n : SAMPLE_LINES;
+    long long *rows = (long long *)ml_host_alloc((size_t)row_capacity * sizeof *rows);
+    long long *cols = (long long *)ml_host_alloc((size_t)col_capacity * sizeof *cols);
+    long long row_count = choose_lines(m, all, problem->seed ^ 0x5EED0F0055ull, rows);
+    long long col_count = choose_lines(n, all, problem->seed ^ 0x5EED0FC011ull, cols);
+
+    /* The chosen rows of M and columns of N, recomputed from the seeds like the GPU's fill;
+     * a column of N is stored contiguously for the dot products. */
+    float *m_rows = (float *)ml_host_alloc((size_t)(row_count * k) * sizeof(float));
+    float *n_cols = (float *)ml_host_alloc((size_t)(col_count * k) * sizeof(float));
+    for (long long r = 0; r < row_count; r++)
+        for (long long i = 0; i < k; i++)
+            m_rows[r * k + i] = ml_random_value(problem->seed, (uint64_t)(rows[r] * k + i));
+    for (long long c = 0; c < col_count; c++)
+        for (long long i = 0; i < k; i++)
+            n_cols[c * k + i] = ml_random_value(seed_of_n(problem->seed), (uint64_t)(i * n + cols[c]));
+
+    size_t count = (size_t)(row_count * col_count);
+    float *reference = (float *)ml_host_alloc(count * sizeof(float));
+    int sampled = row_count < m || col_count < n;
+    size_t *check_index = sampled ? (size_t *)ml_host_alloc(count * sizeof(size_t)) : NULL;
+    for (long long r = 0; r < row_count; r++) {
+        for (long long c = 0; c < col_count; c++) {
+            double sum = 0.0;
+            for (long long i = 0; i < k; i++)
+                sum += (double)m_rows[r * k + i] * (double)n_cols[c * k + i];
+            reference[r * col_count + c] = (float)sum;
+            if (sampled)
+                check_index[r * col_count + c] = (size_t)(rows[r] * n + cols[c]);
+        }
+    }
+    free(m_rows);
+    free(n_cols);
+    free(rows);
+    free(cols);
+    problem->reference = reference;
+    problem->check_index = check_index;
+    problem->check_count = sampled ? count : 0;
+}
+
+static void setup(ml_problem *problem)
+{
+    long long m = problem->param[PARAM_M], k = problem->param[PARAM_K];
+    long long n = problem->param[PARAM_N];
+    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
+    state->M = (float *)ml_device_alloc((size_t)(m * k) * sizeof(float));
+    state->N = (float *)ml_device_alloc((size_t)(k * n) * sizeof(float));
+    ml_fill_random(state->M, (size_t)(m * k), problem->seed);
+    ml_fill_random(state->N, (size_t)(k * n), seed_of_n(problem->seed));
+    state->cublas = NULL;
+    if (problem->variant->launch == launch_cublas) {
+        CUBLAS_CHECK(cublasCreate(&state->cublas));
+        /* The default math mode computes in FP32; TF32 tensor cores would need
+         * CUBLAS_TF32_TENSOR_OP_MATH. Set explicitly so the ceiling is a like-for-like one. */
+        CUBLAS_CHECK(cublasSetMathMode(state->cublas, CUBLAS_DEFAULT_MATH));
+    }
+
+    problem->state = state;
+    problem->output = (float *)ml_device_alloc((size_t)(m * n) * sizeof(float));
+    problem->output_count = (size_t)(m * n);
+    compute_reference(problem);
+    /* Each element is a sum of k products of values in [-1, 1). Summed in float one after the
+     * other, each addition rounds the running sum (typically sqrt(i / 9) after i terms) by up
+     * to half an FLT_EPSILON of it: a random walk whose spread is about k * FLT_EPSILON / 15,
+     * less once divided by |expected| (the error is relative to max(|expected|, 1)). Simulated
+     * over 20,000 dot products each for k from 9 to 16,384, the largest error was
+     * 0.22 * k * FLT_EPSILON. Twice k * FLT_EPSILON leaves room for any summation order, and
+     * still fails a single product dropped or counted twice (k up to tens of thousands) and
+     * TF32 inputs (10-bit mantissas: errors near 2^-11 * sqrt(k) / 3). */
+    problem->tolerance = 2.0 * (double)k * FLT_EPSILON;
+    problem->bytes = (double)(m * k + k * n + m * n) * sizeof(float);
+    problem->flops = 2.0 * (double)m * (double)n * (double)k;
+}
+
+static void teardown(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    if (state->cublas != NULL)
+        CUBLAS_CHECK(cublasDestroy(state->cublas));
+    ml_device_free(state->M);
+    ml_device_free(state->N);
+    ml_device_free(problem->output);
+    free(state);
+}
+
+static const ml_lab lab = {
+    "shared_tiling", "Lab 02: shared-memory tiling, a matrix multiply of any shape",
+    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
+    NULL, "cublas",
+};
+
+int main(int argc, char **argv)
+{
+    return ml_main(&lab, argc, argv);
+}

@@ -1,0 +1,704 @@
+/* Lab 03: constant memory and read-only loads.
+ *
+ * __constant__ memory (64 KB) is read through a small cache in each SM, the indexed constant
+ * cache (IDC), which serves a warp's load one address at a time and hands each word to every
+ * lane that asked for it. When all 32 lanes of a warp read the same word (a broadcast) the load
+ * costs one request; when they read N different words it costs N requests, one after another.
+ * Read-only data can also take the ordinary load path through L1: a pointer marked
+ * const __restrict__ and read with __ldg is served like any global load, in 32-byte sectors,
+ * all lanes at once.
+ *
+ * Variants:
+ *   global              2D convolution, the mask read from a plain float * in global memory
+ *   constant            the same convolution, the mask in __constant__ memory
+ *   ldg                 the same convolution, the mask read through const __restrict__ and __ldg
+ *   constant_broadcast  every lane of a warp reads the same constant word, ROUNDS times
+ *   constant_divergent  lane i reads word (i % distinct) * spacing + r: --distinct words a warp
+ *   ldg_divergent       the same loads through __ldg from global memory
+ * The convolution computes out[r][c] = sum of mask[i][j] * image[r + i - R][c + j - R] over the
+ * odd --mask x --mask mask (R = mask / 2), with zeros outside the image; its GB/s counts the
+ * image read once and the output written once. The three pattern variants make one thread per
+ * pixel too; their GB/s counts the bytes their loads hand to the threads.
+ *
+ * Words read by the divergent variants are --spacing floats apart; the default 16 (64 bytes)
+ * puts each in a cache line of its own, so the count of different words is also the count of
+ * different lines, whichever of the two the cache serialises on. --spacing 1 asks which it is.
+ *
+ * Build:  ./memlab run constant_ldg --help     (or: make -f Makefile.labs constant_ldg)
+ * Try:    constant_ldg --variant constant_divergent --sweep distinct=1:32
+ *         constant_ldg --variant ldg_divergent --sweep distinct=1:32
+ *         constant_ldg --sweep mask=3:15:2
+ *         constant_ldg --model                 (predictions only, no GPU)
+ */
+#include <math.h>
+#include <string.h>
+
+#include "memlab.h"
+
+#define BLOCK_COLS 32               /* a convolution block is 32 x 8 threads: a warp is 32 */
+#define BLOCK_ROWS 8                /* neighbouring pixels of one image row */
+#define MAX_MASK 15
+#define MAX_MASK_TAPS (MAX_MASK * MAX_MASK)
+
+#define PATTERN_THREADS 256
+#define SLOT_FLOATS 16              /* 64 bytes: one line of the constant cache */
+#define TABLE_FLOATS (ML_WARP_SIZE * SLOT_FLOATS)
+#define ROUNDS 512                  /* loads each thread of a pattern variant makes */
+
+/* Work a CPU reference may do in full; a larger problem is checked on a sample of pixels. */
+#define FULL_CHECK_TAPS (1ll << 26)
+
+enum { PARAM_ROWS, PARAM_COLS, PARAM_MASK, PARAM_DISTINCT, PARAM_SPACING, PARAM_COUNT };
+
+static const ml_param params[PARAM_COUNT] = {
+    /* Rows and columns are ints in the kernels; 32768 x 32768 floats is 4 GiB a buffer. */
+    {"rows", 4096, 1, 32768, "image rows; every variant makes one thread per pixel"},
+    {"cols", 4096, 1, 32768, "image columns"},
+    {"mask", 7, 3, MAX_MASK, "convolution: mask width and height, odd"},
+    {"distinct", 32, 1, ML_WARP_SIZE, "divergent variants: different words a warp reads"},
+    {"spacing", SLOT_FLOATS, 1, SLOT_FLOATS, "divergent variants: floats between those words"},
+};
+
+/* ---- the convolution, the mask in three places -----------------------------------------------
+ *
+ * Thread (x, y) of block (bx, by) computes pixel (8 by + y, 32 bx + x), so a warp covers 32
+ * neighbouring pixels of one row. All three kernels read the image the same way; only where the
+ * mask comes from differs. A warp reads each mask weight with all its lanes at once: the same
+ * address, a broadcast. */
+
+/* Pixel col of an image row, or 0 left or right of the image: the zero border. The lanes of a
+ * warp outside the image make no load. */
+static __device__ float pixel_or_zero(const float *image_row, int cols, int col)
+{
+    return col >= 0 && col < cols ? image_row[col] : 0.0f;
+}
+
+static __global__ void convolve_global(const float *image, const float *mask, float *out, int rows,
+                                       int cols, int mask_width)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    int radius = mask_width / 2;
+    float sum = 0.0f;
+    for (int i = 0; i < mask_width; i++) {
+        /* A mask row above or below the image adds nothing; a warp (one image row) skips it. */
+        int image_row = row + i - radius;
+        if (image_row < 0 || image_row >= rows)
+            continue;
+        const float *pixels = image + (size_t)image_row * cols;
+        for (int j = 0; j < mask_width; j++)
+            sum += mask[i * mask_width + j] * pixel_or_zero(pixels, cols, col + j - radius);
+    }
+    out[(size_t)row * cols + col] = sum;
+}
+
+/* The mask in constant memory, filled from the host with cudaMemcpyToSymbol. Every thread reads
+ * weight (i, j) at the same time, so the compiler may fetch it once per warp into a uniform
+ * register (ULDC in the SASS) instead of with an LDC. */
+// BEGIN SOLUTION
+// TODO: declare mask_constant, MAX_MASK_TAPS floats in constant memory.
+static __constant__ float mask_constant[MAX_MASK_TAPS];
+// END SOLUTION
+
+static __global__ void convolve_constant(const float *image, float *out, int rows, int cols,
+                                         int mask_width)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    float sum = 0.0f;
+    // BEGIN SOLUTION
+    // TODO: the sum convolve_global makes, each weight read from mask_constant.
+    int radius = mask_width / 2;
+    for (int i = 0; i < mask_width; i++) {
+        int image_row = row + i - radius;
+        if (image_row < 0 || image_row >= rows)
+            continue;
+        const float *pixels = image + (size_t)image_row * cols;
+        for (int j = 0; j < mask_width; j++)
+            sum += mask_constant[i * mask_width + j] * pixel_or_zero(pixels, cols, col + j - radius);
+    }
+    // END SOLUTION
+    out[(size_t)row * cols + col] = sum;
+}
+
+/* __restrict__ promises that nothing else writes the mask while the kernel runs, and __ldg
+ * loads it through the read-only (non-coherent) path of L1. */
+static __global__ void convolve_ldg(const float *image, const float *__restrict__ mask, float *out,
+                                    int rows, int cols, int mask_width)
+{
+    int col = blockIdx.x * blockDim.x + threadIdx.x;
+    int row = blockIdx.y * blockDim.y + threadIdx.y;
+    if (row >= rows || col >= cols)
+        return;
+    float sum = 0.0f;
+    // BEGIN SOLUTION
+    // TODO: the sum convolve_global makes, each weight loaded with __ldg.
+    int radius = mask_width / 2;
+    for (int i = 0; i < mask_width; i++) {
+        int image_row = row + i - radius;
+        if (image_row < 0 || image_row >= rows)
+            continue;
+        const float *pixels = image + (size_t)image_row * cols;
+        for (int j = 0; j < mask_width; j++)
+            sum += __ldg(&mask[i * mask_width + j]) * pixel_or_zero(pixels, cols, col + j - radius);
+    }
+    // END SOLUTION
+    out[(size_t)row * cols + col] = sum;
+}
+
+/* ---- the access patterns on their own --------------------------------------------------------
+ *
+ * A table of 32 slots of 16 floats (64 bytes each), in constant memory and in global memory.
+ * Round r reads word r % 16 of the thread's slot, so every load of a thread is at a new address
+ * (the compiler can neither drop nor merge one) and a warp's loads stay within a few lines that
+ * the cache keeps. Every thread makes all ROUNDS
+ * loads, including those past the last pixel, so every warp is whole; only the store is guarded.
+ * The round count comes in as an argument: a constant one would let the compiler unroll the
+ * whole loop and see that the words repeat. */
+
+/* Aligned like a cudaMalloc buffer, so that a slot is exactly one 64-byte line. */
+static __constant__ __align__(256) float table_constant[TABLE_FLOATS];
+
+/* Warp w of a block reads slot w % 32 with all its lanes: one address per load. */
+static __global__ void read_constant_broadcast(float *out, size_t n, unsigned rounds)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned slot = threadIdx.x / ML_WARP_SIZE % ML_WARP_SIZE;
+    float sum = 0.0f;
+    for (unsigned r = 0; r < rounds; r++)
+        sum += table_constant[slot * SLOT_FLOATS + r % SLOT_FLOATS];
+    if (i < n)
+        out[i] = sum;
+}
+
+/* Lane i reads slot i % distinct: `distinct` different words each load. */
+static __global__ void read_constant_divergent(float *out, size_t n, unsigned distinct,
+                                               unsigned spacing, unsigned rounds)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned slot = threadIdx.x % ML_WARP_SIZE % distinct;
+    float sum = 0.0f;
+    for (unsigned r = 0; r < rounds; r++)
+        sum += table_constant[slot * spacing + r % SLOT_FLOATS];
+    if (i < n)
+        out[i] = sum;
+}
+
+/* The same words from global memory, through the read-only path. */
+static __global__ void read_ldg_divergent(const float *__restrict__ table, float *out, size_t n,
+                                          unsigned distinct, unsigned spacing, unsigned rounds)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    unsigned slot = threadIdx.x % ML_WARP_SIZE % distinct;
+    float sum = 0.0f;
+    for (unsigned r = 0; r < rounds; r++)
+        sum += __ldg(&table[slot * spacing + r % SLOT_FLOATS]);
+    if (i < n)
+        out[i] = sum;
+}
+
+/* ---- launches ------------------------------------------------------------------------------- */
+
+typedef struct {
+    float *image;               /* convolution input, rows x cols */
+    float *mask;                /* convolution mask in global memory */
+    float *table;               /* the pattern table in global memory */
+} lab_state;
+
+static size_t pixel_count(const long long *param)
+{
+    return (size_t)param[PARAM_ROWS] * (size_t)param[PARAM_COLS];
+}
+
+static dim3 convolution_grid(const long long *param)
+{
+    return dim3(ml_blocks_for((size_t)param[PARAM_COLS], BLOCK_COLS),
+                ml_blocks_for((size_t)param[PARAM_ROWS], BLOCK_ROWS));
+}
+
+static void launch_global(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    const long long *param = problem->param;
+    convolve_global<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
+        state->image, state->mask, problem->output, (int)param[PARAM_ROWS],
+        (int)param[PARAM_COLS], (int)param[PARAM_MASK]);
+}
+
+static void launch_constant(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    const long long *param = problem->param;
+    convolve_constant<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
+        state->image, problem->output, (int)param[PARAM_ROWS], (int)param[PARAM_COLS],
+        (int)param[PARAM_MASK]);
+}
+
+static void launch_ldg(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    const long long *param = problem->param;
+    convolve_ldg<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
+        state->image, state->mask, problem->output, (int)param[PARAM_ROWS],
+        (int)param[PARAM_COLS], (int)param[PARAM_MASK]);
+}
+
+static void launch_constant_broadcast(const ml_problem *problem)
+{
+    size_t n = pixel_count(problem->param);
+    read_constant_broadcast<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
+        problem->output, n, ROUNDS);
+}
+
+static void launch_constant_divergent(const ml_problem *problem)
+{
+    const long long *param = problem->param;
+    size_t n = pixel_count(param);
+    read_constant_divergent<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
+        problem->output, n, (unsigned)param[PARAM_DISTINCT], (unsigned)param[PARAM_SPACING],
+        ROUNDS);
+}
+
+static void launch_ldg_divergent(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    const long long *param = problem->param;
+    size_t n = pixel_count(param);
+    read_ldg_divergent<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
+        state->table, problem->output, n, (unsigned)param[PARAM_DISTINCT],
+        (unsigned)param[PARAM_SPACING], ROUNDS);
+}
+
+/* ---- predictions: the access model over the warps of the launch ----------------------------- */
+
+typedef struct {
+    double requests, sectors;
+} load_totals;
+
+static void add_loads(load_totals *totals, const ml_warp_access *access, double repeat)
+{
+    ml_global_cost cost = ml_model_global(access);
+    totals->requests += repeat * cost.requests;
+    totals->sectors += repeat * cost.sectors;
+}
+
+/* Different words one warp-wide load reads: what the constant cache serialises on. Lanes that
+ * share a word count once, which is what the model's used bytes count. */
+static unsigned distinct_words(const ml_warp_access *access)
+{
+    return ml_model_global(access).used_bytes / access->width_bytes;
+}
+
+/* Every LDC of the convolutions reads one word for the whole warp: a mask weight (the same for
+ * every pixel) or a kernel parameter. So one request per instruction. */
+static double convolution_constant_requests_per_instruction(void)
+{
+    ml_warp_access weight;
+    ml_warp_access_strided(&weight, 0, 0, sizeof(float), ML_ALL_LANES);
+    return distinct_words(&weight);
+}
+
+/* The image loads, for one image row that a warp reads at one mask row: warps at columns
+ * 0, 32, 64, ..., and for each the mask columns j = 0 .. width - 1. Lane x of the warp at column
+ * c0 reads column c0 + x + j - radius if its own pixel exists (c0 + x < cols) and that column
+ * is inside the image. Sectors depend on where the image row starts within a 32-byte sector,
+ * row_start_floats = (row * cols) % 8 (the buffer is 256-byte aligned). A warp whose lanes all
+ * stay inside the image at every j costs the same as any other such warp, so it is modelled
+ * once and counted. */
+static load_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_start_floats)
+{
+    int radius = mask_width / 2;
+    load_totals row = {0, 0}, interior = {0, 0};
+    int interior_known = 0;
+    for (uint64_t c0 = 0; c0 < cols; c0 += ML_WARP_SIZE) {
+        int is_interior = c0 >= (uint64_t)radius && c0 + ML_WARP_SIZE + radius <= cols;
+        if (is_interior && interior_known) {
+            row.requests += interior.requests;
+            row.sectors += interior.sectors;
+            continue;
+        }
+        load_totals warp = {0, 0};
+        for (int j = 0; j < mask_width; j++) {
+            ml_warp_access access = {{0}, 0, sizeof(float)};
+            for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
+                int64_t col = (int64_t)(c0 + lane) + j - radius;
+                if (c0 + lane < cols && col >= 0 && col < (int64_t)cols) {
+                    access.active_mask |= 1u << lane;
+                    access.address[lane] = (row_start_floats + (uint64_t)col) * sizeof(float);
+                }
+            }
+            add_loads(&warp, &access, 1.0);
+        }
+        if (is_interior) {
+            interior = warp;
+            interior_known = 1;
+        }
+        row.requests += warp.requests;
+        row.sectors += warp.sectors;
+    }
+    return row;
+}
+
+/* Global loads of a convolution: each image row rr is read by the output rows rr - i + radius
+ * that exist, one mask row i each (a mask row outside the image is skipped); the global and
+ * ldg variants add one load per weight of that mask row per warp, all lanes at one address. */
+static load_totals convolution_loads(const long long *param, int mask_in_global)
+{
+    uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
+    int mask_width = (int)param[PARAM_MASK], radius = mask_width / 2;
+    const unsigned floats_per_sector = ML_SECTOR_BYTES / sizeof(float);
+    load_totals by_start[ML_SECTOR_BYTES / sizeof(float)];
+    int known[ML_SECTOR_BYTES / sizeof(float)] = {0};
+    load_totals total = {0, 0};
+    double warps_per_row = ml_blocks_for(cols, ML_WARP_SIZE);
+    ml_warp_access weight;
+    ml_warp_access_strided(&weight, 0, 0, sizeof(float), ML_ALL_LANES);
+    for (uint64_t rr = 0; rr < rows; rr++) {
+        unsigned start = (unsigned)(rr * cols % floats_per_sector);
+        if (!known[start]) {
+            by_start[start] = image_row_loads(cols, mask_width, start);
+            known[start] = 1;
+        }
+        /* Output rows rr + radius - i for i = 0 .. mask_width - 1, clipped to the image. */
+        int64_t first = (int64_t)rr + radius - (mask_width - 1), last = (int64_t)rr + radius;
+        if (first < 0)
+            first = 0;
+        if (last > (int64_t)rows - 1)
+            last = (int64_t)rows - 1;
+        double readers = (double)(last - first + 1);
+        total.requests += readers * by_start[start].requests;
+        total.sectors += readers * by_start[start].sectors;
+        /* Each of those warps loads the mask row's weights, all lanes one address. */
+        if (mask_in_global)
+            add_loads(&total, &weight, readers * warps_per_row * mask_width);
+    }
+    return total;
+}
+
+static void predict_convolution(const long long *param, int mask_in_global,
+                                ml_prediction *prediction)
+{
+    load_totals loads = convolution_loads(param, mask_in_global);
+    ml_predict(prediction, "gld_requests", loads.requests);
+    ml_predict(prediction, "gld_transactions", loads.sectors);
+    ml_predict(prediction, "constant_requests_per_instruction",
+               convolution_constant_requests_per_instruction());
+}
+
+static void predict_global(const long long *param, ml_prediction *prediction)
+{
+    predict_convolution(param, 1, prediction);
+}
+
+static void predict_constant(const long long *param, ml_prediction *prediction)
+{
+    predict_convolution(param, 0, prediction);
+}
+
+static void predict_ldg(const long long *param, ml_prediction *prediction)
+{
+    predict_convolution(param, 1, prediction);
+}
+
+/* The word a thread reads at round r: the kernels' indexing, on the host. */
+static unsigned broadcast_word(unsigned thread, unsigned r)
+{
+    return thread / ML_WARP_SIZE % ML_WARP_SIZE * SLOT_FLOATS + r % SLOT_FLOATS;
+}
+
+static unsigned divergent_word(unsigned lane, unsigned r, const long long *param)
+{
+    return lane % (unsigned)param[PARAM_DISTINCT] * (unsigned)param[PARAM_SPACING] +
+           r % SLOT_FLOATS;
+}
+
+/* One load of the divergent pattern, round r (both tables are 256-byte aligned). */
+static void divergent_access(ml_warp_access *access, unsigned r, const long long *param)
+{
+    ml_warp_access_strided(access, 0, 0, sizeof(float), ML_ALL_LANES);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access->address[lane] = divergent_word(lane, r, param) * sizeof(float);
+}
+
+static double pattern_warps(const long long *param)
+{
+    return (double)ml_blocks_for(pixel_count(param), PATTERN_THREADS) *
+           (PATTERN_THREADS / ML_WARP_SIZE);
+}
+
+/* A request per different word; an instruction that needs more than one pass replays the rest. */
+static void predict_constant_requests(double words_per_instruction, ml_prediction *prediction)
+{
+    ml_predict(prediction, "constant_requests_per_instruction", words_per_instruction);
+    ml_predict(prediction, "constant_replays_per_instruction", words_per_instruction - 1.0);
+}
+
+static void predict_constant_broadcast(const long long *param, ml_prediction *prediction)
+{
+    (void)param;
+    ml_warp_access access;
+    ml_warp_access_strided(&access, broadcast_word(0, 0) * sizeof(float), 0, sizeof(float),
+                           ML_ALL_LANES);
+    predict_constant_requests(distinct_words(&access), prediction);
+}
+
+static void predict_constant_divergent(const long long *param, ml_prediction *prediction)
+{
+    ml_warp_access access;
+    divergent_access(&access, 0, param);
+    predict_constant_requests(distinct_words(&access), prediction);
+}
+
+/* Every warp makes ROUNDS loads; the 16 rounds of a cycle start at different offsets within a
+ * sector, so each is modelled (ROUNDS is a multiple of 16). */
+static void predict_ldg_divergent(const long long *param, ml_prediction *prediction)
+{
+    load_totals cycle = {0, 0};
+    for (unsigned r = 0; r < SLOT_FLOATS; r++) {
+        ml_warp_access access;
+        divergent_access(&access, r, param);
+        add_loads(&cycle, &access, 1.0);
+    }
+    double cycles = pattern_warps(param) * (ROUNDS / SLOT_FLOATS);
+    ml_predict(prediction, "gld_requests", cycles * cycle.requests);
+    ml_predict(prediction, "gld_transactions", cycles * cycle.sectors);
+    ml_predict(prediction, "gld_transactions_per_request", cycle.sectors / cycle.requests);
+}
+
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+#define CONVOLUTION_METRICS \
+    "gld_requests,gld_transactions,global_hit_rate,constant_requests_per_instruction," \
+    "constant_hit_rate"
+#define CONSTANT_PATTERN_METRICS \
+    "constant_requests_per_instruction,constant_replays_per_instruction,constant_hit_rate"
+#define LDG_PATTERN_METRICS \
+    "gld_requests,gld_transactions,gld_transactions_per_request,global_hit_rate"
+
+static const ml_variant variants[] = {
+    {"global", "convolution, mask from a plain float *: one global load per weight per warp",
+     CONVOLUTION_METRICS, launch_global, predict_global, (const void *)convolve_global,
+     BLOCK_COLS * BLOCK_ROWS},
+    {"constant", "convolution, mask in __constant__: a broadcast, no global load for it",
+     CONVOLUTION_METRICS, launch_constant, predict_constant, (const void *)convolve_constant,
+     BLOCK_COLS * BLOCK_ROWS},
+    {"ldg", "convolution, mask through const __restrict__ and __ldg: the read-only path",
+     CONVOLUTION_METRICS, launch_ldg, predict_ldg, (const void *)convolve_ldg,
+     BLOCK_COLS * BLOCK_ROWS},
+    {"constant_broadcast", "every lane of a warp reads one constant word: one request",
+     CONSTANT_PATTERN_METRICS, launch_constant_broadcast, predict_constant_broadcast,
+     (const void *)read_constant_broadcast, PATTERN_THREADS},
+    {"constant_divergent", "lanes read --distinct constant words: that many requests",
+     CONSTANT_PATTERN_METRICS, launch_constant_divergent, predict_constant_divergent,
+     (const void *)read_constant_divergent, PATTERN_THREADS},
+    {"ldg_divergent", "the same words through __ldg: one request, a sector per word",
+     LDG_PATTERN_METRICS, launch_ldg_divergent, predict_ldg_divergent,
+     (const void *)read_ldg_divergent, PATTERN_THREADS},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+#define CONVOLUTION_VARIANTS 3      /* the first three of the table */
+
+static int is_convolution(const ml_variant *variant)
+{
+    return variant - variants < CONVOLUTION_VARIANTS;
+}
+
+/* ---- CPU reference, buffers ---------------------------------------------------------------- */
+
+static const char *check_params(const long long *param)
+{
+    static char message[96];
+    if (param[PARAM_MASK] % 2 == 1)
+        return NULL;
+    snprintf(message, sizeof message,
+             "--mask must be odd (a mask has a centre pixel), got %lld", param[PARAM_MASK]);
+    return message;
+}
+
+/* Input values: the image is random value 0 .. pixels - 1 of the seed, the mask the values
+ * after it; the pattern table is values 0 .. TABLE_FLOATS - 1. */
+static float image_value(uint64_t seed, uint64_t cols, uint64_t row, uint64_t col)
+{
+    return ml_random_value(seed, row * cols + col);
+}
+
+static void make_mask(uint64_t seed, size_t pixels, int taps, float *mask)
+{
+    for (int k = 0; k < taps; k++)
+        mask[k] = ml_random_value(seed, pixels + (uint64_t)k);
+}
+
+/* One output pixel, in double: the reference the float sums are held to. */
+static float reference_pixel(uint64_t seed, const long long *param, const float *mask, int64_t row,
+                             int64_t col)
+{
+    int64_t rows = param[PARAM_ROWS], cols = param[PARAM_COLS];
+    int mask_width = (int)param[PARAM_MASK], radius = mask_width / 2;
+    double sum = 0.0;
+    for (int i = 0; i < mask_width; i++) {
+        int64_t image_row = row + i - radius;
+        if (image_row < 0 || image_row >= rows)
+            continue;
+        for (int j = 0; j < mask_width; j++) {
+            int64_t image_col = col + j - radius;
+            if (image_col >= 0 && image_col < cols)
+                sum += (double)mask[i * mask_width + j] *
+                       image_value(seed, (uint64_t)cols, (uint64_t)image_row, (uint64_t)image_col);
+        }
+    }
+    return (float)sum;
+}
+
+/* Adds pixel to the checked list (index may be NULL while counting). */
+static size_t add_checked(size_t *index, size_t count, int64_t pixel)
+{
+    if (index != NULL)
+        index[count] = (size_t)pixel;
+    return count + 1;
+}
+
+/* Pixels the convolution's reference checks. Small problems: all of them. Larger ones: every
+ * pixel within a mask radius of an edge, where the zero border matters, and every step-th pixel
+ * of the rest, about FULL_CHECK_TAPS taps of work. The step is odd, so the sample falls on
+ * every lane of a warp. Returns the count; fills index (in increasing order) if not NULL. */
+static size_t choose_checked_pixels(const long long *param, size_t *index)
+{
+    int64_t rows = param[PARAM_ROWS], cols = param[PARAM_COLS];
+    int64_t radius = param[PARAM_MASK] / 2, taps = param[PARAM_MASK] * param[PARAM_MASK];
+    int64_t step = rows * cols * taps <= FULL_CHECK_TAPS ? 1 : rows * cols * taps / FULL_CHECK_TAPS | 1;
+    size_t count = 0;
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t start = row * cols;
+        /* Columns [0, left_end) and [right_begin, cols) are edge pixels. */
+        int64_t left_end = radius < cols ? radius : cols;
+        int64_t right_begin = cols - radius > left_end ? cols - radius : left_end;
+        if (row < radius || row >= rows - radius)
+            left_end = right_begin = cols;
+        for (int64_t col = 0; col < left_end; col++)
+            count = add_checked(index, count, start + col);
+        int64_t first_sampled = (start + left_end + step - 1) / step * step;
+        for (int64_t pixel = first_sampled; pixel < start + right_begin; pixel += step)
+            count = add_checked(index, count, pixel);
+        for (int64_t col = right_begin; col < cols; col++)
+            count = add_checked(index, count, start + col);
+    }
+    return count;
+}
+
+static void setup_convolution(ml_problem *problem, lab_state *state)
+{
+    const long long *param = problem->param;
+    size_t pixels = pixel_count(param);
+    int taps = (int)(param[PARAM_MASK] * param[PARAM_MASK]);
+
+    state->image = (float *)ml_device_alloc(pixels * sizeof(float));
+    ml_fill_random(state->image, pixels, problem->seed);
+    float mask[MAX_MASK_TAPS];
+    make_mask(problem->seed, pixels, taps, mask);
+    state->mask = (float *)ml_device_alloc((size_t)taps * sizeof(float));
+    ML_CUDA_CHECK(cudaMemcpy(state->mask, mask, (size_t)taps * sizeof(float),
+                             cudaMemcpyHostToDevice));
+    // BEGIN SOLUTION
+    // TODO: copy the taps weights of mask into mask_constant (cudaMemcpyToSymbol, checked).
+    ML_CUDA_CHECK(cudaMemcpyToSymbol(mask_constant, mask, (size_t)taps * sizeof(float)));
+    // END SOLUTION
+
+    size_t checked = choose_checked_pixels(param, NULL);
+    float *reference = (float *)ml_host_alloc(checked * sizeof(float));
+    if (checked < pixels) {
+        problem->check_index = (size_t *)ml_host_alloc(checked * sizeof(size_t));
+        problem->check_count = checked;
+        choose_checked_pixels(param, problem->check_index);
+    }
+    uint64_t cols = (uint64_t)param[PARAM_COLS];
+    for (size_t k = 0; k < checked; k++) {
+        size_t pixel = problem->check_index != NULL ? problem->check_index[k] : k;
+        reference[k] = reference_pixel(problem->seed, param, mask, (int64_t)(pixel / cols),
+                                       (int64_t)(pixel % cols));
+    }
+    problem->reference = reference;
+    /* A float sum of taps products, each below 1 in size, is within taps^2 rounding steps of
+     * the exact sum; a wrong weight or a missing tap is off by far more. */
+    problem->tolerance = (double)taps * taps * ldexp(1.0, -24);
+    problem->bytes = 2.0 * pixels * sizeof(float) + taps * sizeof(float);
+    problem->flops = 2.0 * pixels * taps;
+}
+
+/* Each thread's sum depends only on its position in the block: the lane picks the divergent
+ * word, the warp the broadcast word. The CPU adds the same floats in the same order, so the
+ * sums agree exactly. */
+static void setup_pattern(ml_problem *problem, lab_state *state)
+{
+    const long long *param = problem->param;
+    size_t n = pixel_count(param);
+    int broadcast = problem->variant->launch == launch_constant_broadcast;
+
+    float table[TABLE_FLOATS];
+    for (unsigned k = 0; k < TABLE_FLOATS; k++)
+        table[k] = ml_random_value(problem->seed, k);
+    ML_CUDA_CHECK(cudaMemcpyToSymbol(table_constant, table, sizeof table));
+    state->table = (float *)ml_device_alloc(sizeof table);
+    ML_CUDA_CHECK(cudaMemcpy(state->table, table, sizeof table, cudaMemcpyHostToDevice));
+
+    float sums[PATTERN_THREADS];
+    for (unsigned thread = 0; thread < PATTERN_THREADS; thread++) {
+        float sum = 0.0f;
+        for (unsigned r = 0; r < ROUNDS; r++)
+            sum += table[broadcast ? broadcast_word(thread, r)
+                                   : divergent_word(thread % ML_WARP_SIZE, r, param)];
+        sums[thread] = sum;
+    }
+    float *reference = (float *)ml_host_alloc(n * sizeof(float));
+    for (size_t i = 0; i < n; i++)
+        reference[i] = sums[i % PATTERN_THREADS];
+    problem->reference = reference;
+    problem->tolerance = 0.0;
+    problem->bytes = (double)n * (ROUNDS + 1) * sizeof(float);
+    problem->flops = 0;
+}
+
+static double device_bytes(const ml_variant *variant, const long long *param)
+{
+    double pixels = (double)pixel_count(param);
+    if (is_convolution(variant))
+        return 2.0 * pixels * sizeof(float) + MAX_MASK_TAPS * sizeof(float);
+    return pixels * sizeof(float) + TABLE_FLOATS * sizeof(float);
+}
+
+static void setup(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
+    memset(state, 0, sizeof *state);
+    if (is_convolution(problem->variant))
+        setup_convolution(problem, state);
+    else
+        setup_pattern(problem, state);
+    problem->state = state;
+    problem->output_count = pixel_count(problem->param);
+    problem->output = (float *)ml_device_alloc(problem->output_count * sizeof(float));
+}
+
+static void teardown(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_device_free(state->image);
+    ml_device_free(state->mask);
+    ml_device_free(state->table);
+    ml_device_free(problem->output);
+    free(state);
+}
+
+static const ml_lab lab = {
+    "constant_ldg", "Lab 03: constant memory and read-only loads",
+    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
+    NULL,
+};
+
+int main(int argc, char **argv)
+{
+    return ml_main(&lab, argc, argv);
+}

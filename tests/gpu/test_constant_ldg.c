@@ -1,0 +1,200 @@
+/* test_constant_ldg: lab 03 on a real GPU.
+ *
+ *   every variant matches the CPU reference, image edges included, at sizes that are not
+ *   multiples of the block and with masks 3 to 15;
+ *   the convolutions' global load requests and sectors equal the access model (within 1%);
+ *   constant_broadcast makes one constant-cache request per LDC instruction, and
+ *   constant_divergent as many as there are different words, for 1 to 32 (within 5%);
+ *   constant_divergent at 32 words is slower than the same loads through __ldg.
+ *
+ * Without a GPU it exits 77, which CTest reports as skipped. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_test.h"
+
+#define TIME_LIMIT_S 300
+#define LOAD_TOLERANCE 0.01
+/* A few LDCs per warp load kernel parameters (one request each) beside the 512 table loads,
+ * which moves requests per instruction by about 1% at 32 words. */
+#define REQUEST_TOLERANCE 0.05
+
+/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
+static cJSON *run_correct(const char *arguments)
+{
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_true(cJSON_GetArraySize(records) > 0);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
+    }
+    return report;
+}
+
+/* Skips the test when this machine cannot read counters (the run itself went on). */
+static void skip_without_counters(cJSON *report)
+{
+    const char *note = gpu_test_profiler_note(report);
+    if (note != NULL) {
+        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
+        cJSON_Delete(report);
+        skip();
+    }
+}
+
+static const char *variant_of(const cJSON *record)
+{
+    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
+}
+
+static void assert_metric_matches(const cJSON *record, const char *alias, double tolerance)
+{
+    double predicted = NAN, measured = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
+    assert_false(isnan(predicted));
+    assert_false(isnan(measured));
+    double relative = fabs(measured - predicted) / predicted;
+    if (relative > tolerance)
+        fprintf(stderr, "  %s rows=%lld cols=%lld mask=%lld distinct=%lld: %s predicted %g, measured %g\n",
+                variant_of(record), gpu_test_param(record, "rows"), gpu_test_param(record, "cols"),
+                gpu_test_param(record, "mask"), gpu_test_param(record, "distinct"), alias,
+                predicted, measured);
+    assert_true(relative <= tolerance);
+}
+
+static void every_variant_is_correct_with_edges(void **state)
+{
+    (void)state;
+    const char *cases[] = {
+        "--rows 1 --cols 1 --mask 3 --seed 31",
+        "--rows 1 --cols 1 --mask 15 --distinct 1 --seed 32",
+        "--rows 31 --cols 33 --sweep mask=3:15:2 --distinct 5 --spacing 3 --seed 33",
+        "--rows 1000 --cols 17 --mask 15 --distinct 17 --spacing 1 --seed 34",
+        "--rows 1023 --cols 2049 --mask 3 --distinct 32",
+        "--rows 1023 --cols 2049 --mask 7 --distinct 2 --spacing 16",
+        "--rows 1023 --cols 2049 --mask 15 --distinct 31 --spacing 7",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char arguments[256];
+        snprintf(arguments, sizeof arguments, "--variant all %s --metrics none --reps 2 --warmup 1",
+                 cases[i]);
+        cJSON *report = run_correct(arguments);
+        int expected = strstr(cases[i], "--sweep") != NULL ? 6 * 7 : 6;
+        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
+                         expected);
+        cJSON_Delete(report);
+    }
+}
+
+/* The mask in global memory costs one request and one sector per weight per warp; in constant
+ * memory none: the image loads alone remain. 2045 columns leave 29 lanes in a row's last warp,
+ * more than any mask radius, so every image load instruction has a lane inside the image (the
+ * model counts no request for an instruction with every lane off; the hardware may). */
+static void convolution_loads_equal_the_model(void **state)
+{
+    (void)state;
+    const char *variants[] = {"global", "constant", "ldg"};
+    for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++) {
+        char arguments[256];
+        snprintf(arguments, sizeof arguments,
+                 "--variant %s --rows 1023 --cols 2045 --sweep mask=3:15:4 --reps 1 --warmup 0",
+                 variants[v]);
+        cJSON *report = run_correct(arguments);
+        skip_without_counters(report);
+        const cJSON *record = NULL;
+        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+        {
+            assert_metric_matches(record, "gld_requests", LOAD_TOLERANCE);
+            assert_metric_matches(record, "gld_transactions", LOAD_TOLERANCE);
+        }
+        cJSON_Delete(report);
+    }
+}
+
+static void broadcast_is_one_request_per_instruction(void **state)
+{
+    (void)state;
+    cJSON *report = run_correct("--variant constant_broadcast --rows 1024 --cols 1024 --reps 1 "
+                                "--warmup 0");
+    skip_without_counters(report);
+    const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
+    assert_metric_matches(record, "constant_requests_per_instruction", REQUEST_TOLERANCE);
+    cJSON_Delete(report);
+}
+
+/* Words a 64-byte line apart: a request per word, whether the cache serialises on words or on
+ * lines. */
+static void divergent_requests_equal_distinct_words(void **state)
+{
+    (void)state;
+    cJSON *report = run_correct("--variant constant_divergent --rows 1024 --cols 1024 --spacing 16 "
+                                "--sweep distinct=1:32 --reps 1 --warmup 0");
+    skip_without_counters(report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_int_equal(cJSON_GetArraySize(records), 32);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        assert_metric_matches(record, "constant_requests_per_instruction", REQUEST_TOLERANCE);
+    }
+    cJSON_Delete(report);
+}
+
+static double median_ms(const cJSON *report, const char *variant)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        if (strcmp(variant_of(record), variant) == 0) {
+            const cJSON *timing = cJSON_GetObjectItemCaseSensitive(record, "timing");
+            const cJSON *median = cJSON_GetObjectItemCaseSensitive(timing, "median_ms");
+            assert_true(cJSON_IsNumber(median));
+            return median->valuedouble;
+        }
+    }
+    fail_msg("no record for %s", variant);
+    return NAN;
+}
+
+/* 32 requests one after another against one request of 32 sectors: the constant cache loses.
+ * Both are timed in the same run, one after the other. */
+static void divergent_constant_is_slower_than_ldg(void **state)
+{
+    (void)state;
+    cJSON *report = run_correct("--variant all --rows 2048 --cols 2048 --distinct 32 --spacing 16 "
+                                "--metrics none --reps 10 --warmup 2");
+    double constant = median_ms(report, "constant_divergent");
+    double ldg = median_ms(report, "ldg_divergent");
+    fprintf(stderr, "  32 words: constant %.3f ms, ldg %.3f ms (%.2fx)\n", constant, ldg,
+            constant / ldg);
+    assert_true(constant > ldg);
+    cJSON_Delete(report);
+}
+
+int main(void)
+{
+    if (!gpu_test_device_available()) {
+        fprintf(stderr, "no CUDA device: test skipped\n");
+        return GPU_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_variant_is_correct_with_edges),
+        cmocka_unit_test(convolution_loads_equal_the_model),
+        cmocka_unit_test(broadcast_is_one_request_per_instruction),
+        cmocka_unit_test(divergent_requests_equal_distinct_words),
+        cmocka_unit_test(divergent_constant_is_slower_than_ldg),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,252 @@
+/* test_register_spill: lab 01 on a real GPU.
+ *
+ *   every variant matches the CPU reference on random, odd sizes;
+ *   static_index keeps its table in registers: no local bytes, no spills, no local sectors;
+ *   dynamic_index's local traffic (sectors, sectors per request, load efficiency) equals the
+ *   access model's prediction within 5% for every lane_stride 0..31;
+ *   capped spills (ptxas reports spill bytes, local memory per thread) where uncapped does not,
+ *   fits more blocks on an SM, and moves more local sectors: as many per warp as ptxas
+ *   reported spill bytes per thread, since its code runs straight through;
+ *   smem_spill, where the toolkit spilled to shared memory, moves fewer local sectors than
+ *   capped and executes shared loads and stores instead.
+ *
+ * Without a GPU it exits 77, which CTest reports as skipped. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "gpu_test.h"
+
+#define TIME_LIMIT_S 300
+#define METRIC_TOLERANCE 0.05
+#define WARP_LANES 32
+/* A whole number of warps, so that every warp runs the same code on 32 lanes. */
+#define SPILL_N (1 << 20)
+
+/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
+static cJSON *run_correct(const char *arguments)
+{
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_true(cJSON_GetArraySize(records) > 0);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
+    }
+    return report;
+}
+
+/* The report of a run whose counters must be read: skips the case where they cannot be. */
+static cJSON *run_with_counters(const char *arguments)
+{
+    cJSON *report = run_correct(arguments);
+    const char *note = gpu_test_profiler_note(report);
+    if (note != NULL) {
+        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
+        cJSON_Delete(report);
+        skip();
+    }
+    return report;
+}
+
+static const cJSON *only_record(const cJSON *report)
+{
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_int_equal(cJSON_GetArraySize(records), 1);
+    return cJSON_GetArrayItem(records, 0);
+}
+
+/* A number from the record's "resources" object (what the kernel costs the SM). */
+static double resource(const cJSON *record, const char *name)
+{
+    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
+    assert_true(cJSON_IsObject(resources));
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(resources, name);
+    if (!cJSON_IsNumber(value))
+        fail_msg("%s: resources.%s is not a number",
+                 cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, name);
+    return value->valuedouble;
+}
+
+static double measured(const cJSON *record, const char *alias)
+{
+    double prediction = NAN, measurement = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
+    assert_false(isnan(measurement));
+    return measurement;
+}
+
+static void assert_near(const cJSON *record, const char *what, double expected, double got)
+{
+    double relative = expected == 0 ? fabs(got) : fabs(got - expected) / expected;
+    if (relative > METRIC_TOLERANCE)
+        fprintf(stderr, "  %s lane_stride=%lld: %s expected %g, measured %g\n",
+                cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring,
+                gpu_test_param(record, "lane_stride"), what, expected, got);
+    assert_true(relative <= METRIC_TOLERANCE);
+}
+
+static void assert_metric_matches(const cJSON *record, const char *alias)
+{
+    double prediction = NAN, measurement = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
+    assert_false(isnan(prediction));
+    assert_false(isnan(measurement));
+    assert_near(record, alias, prediction, measurement);
+}
+
+static void every_variant_is_correct_on_odd_sizes(void **state)
+{
+    (void)state;
+    const char *cases[] = {
+        "--variant all --n 1 --lane_stride 3 --seed 11",
+        "--variant all --n 31 --lane_stride 31 --seed 12",
+        "--variant all --n 1000003 --lane_stride 5 --seed 13",
+        "--variant all --n 4194305 --lane_stride 0",
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char arguments[256];
+        snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
+        cJSON *report = run_correct(arguments);
+        const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+        assert_int_equal(cJSON_GetArraySize(records), 5);
+        cJSON_Delete(report);
+    }
+}
+
+/* Compile-time indices only: the table is registers, so no local memory exists or is touched. */
+static void static_index_stays_in_registers(void **state)
+{
+    (void)state;
+    cJSON *report = run_with_counters("--variant static_index --n 1048583 --lane_stride 7 "
+                                      "--reps 1 --warmup 0");
+    const cJSON *record = only_record(report);
+    assert_int_equal((long long)resource(record, "local_bytes_per_thread"), 0);
+    assert_int_equal((long long)resource(record, "spill_store_bytes"), 0);
+    assert_int_equal((long long)resource(record, "spill_load_bytes"), 0);
+    assert_true(measured(record, "local_load_transactions") == 0);
+    assert_true(measured(record, "local_store_transactions") == 0);
+    cJSON_Delete(report);
+}
+
+/* A run-time index puts the table in local memory, and its traffic is the model's. */
+static void dynamic_index_local_traffic_equals_the_model(void **state)
+{
+    (void)state;
+    cJSON *report = run_with_counters("--variant dynamic_index --n 1048583 "
+                                      "--sweep lane_stride=0:31 --reps 1 --warmup 0");
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_int_equal(cJSON_GetArraySize(records), 32);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        /* The 32-float table, at least, lives in local memory; it is not a spill. */
+        assert_true(resource(record, "local_bytes_per_thread") >= 32 * sizeof(float));
+        assert_metric_matches(record, "local_load_transactions");
+        assert_metric_matches(record, "local_store_transactions");
+        assert_metric_matches(record, "local_load_transactions_per_request");
+        assert_metric_matches(record, "local_load_efficiency");
+    }
+    cJSON_Delete(report);
+}
+
+static cJSON *run_spill_variant(const char *variant)
+{
+    char arguments[256];
+    snprintf(arguments, sizeof arguments, "--variant %s --n %d --reps 3 --warmup 1", variant,
+             SPILL_N);
+    return run_with_counters(arguments);
+}
+
+static double local_sectors(const cJSON *record)
+{
+    return measured(record, "local_load_transactions") +
+           measured(record, "local_store_transactions");
+}
+
+/* The cap: fewer registers, more blocks per SM, spills that ptxas reports and the counters see.
+ * The kernel is straight-line code and each spill instruction is one 4- or 8-byte access at the
+ * same offset in all 32 lanes, so each warp moves one sector per spilled byte per thread. */
+static void capped_spills_where_uncapped_does_not(void **state)
+{
+    (void)state;
+    cJSON *uncapped_report = run_spill_variant("uncapped");
+    cJSON *capped_report = run_spill_variant("capped");
+    const cJSON *uncapped = only_record(uncapped_report);
+    const cJSON *capped = only_record(capped_report);
+
+    assert_int_equal((long long)resource(uncapped, "spill_store_bytes"), 0);
+    assert_int_equal((long long)resource(uncapped, "spill_load_bytes"), 0);
+    assert_int_equal((long long)resource(uncapped, "local_bytes_per_thread"), 0);
+    assert_true(local_sectors(uncapped) == 0);
+
+    double spill_store_bytes = resource(capped, "spill_store_bytes");
+    double spill_load_bytes = resource(capped, "spill_load_bytes");
+    assert_true(spill_store_bytes > 0);
+    assert_true(spill_load_bytes > 0);
+    assert_true(resource(capped, "local_bytes_per_thread") > 0);
+    assert_true(resource(capped, "registers_per_thread") <= 64);
+    assert_true(resource(capped, "registers_per_thread") <
+                resource(uncapped, "registers_per_thread"));
+    assert_true(resource(capped, "blocks_per_sm") > resource(uncapped, "blocks_per_sm"));
+    assert_true(local_sectors(capped) > local_sectors(uncapped));
+
+    double warps = SPILL_N / WARP_LANES;
+    assert_near(capped, "local_store_transactions", spill_store_bytes * warps,
+                measured(capped, "local_store_transactions"));
+    assert_near(capped, "local_load_transactions", spill_load_bytes * warps,
+                measured(capped, "local_load_transactions"));
+    cJSON_Delete(uncapped_report);
+    cJSON_Delete(capped_report);
+}
+
+/* With enable_smem_spilling the spills that fit go to shared memory: the kernel then has static
+ * shared memory, executes shared loads and stores, and moves fewer local sectors. */
+static void smem_spill_moves_spills_out_of_local_memory(void **state)
+{
+    (void)state;
+    cJSON *capped_report = run_spill_variant("capped");
+    cJSON *smem_report = run_spill_variant("smem_spill");
+    const cJSON *capped = only_record(capped_report);
+    const cJSON *smem_spill = only_record(smem_report);
+    if (resource(smem_spill, "shared_bytes_per_block") == 0) {
+        fprintf(stderr, "this toolkit did not spill to shared memory (%s)\n",
+                cJSON_GetObjectItemCaseSensitive(smem_spill, "variant")->valuestring);
+        cJSON_Delete(capped_report);
+        cJSON_Delete(smem_report);
+        skip();
+    }
+    assert_true(resource(smem_spill, "spill_store_bytes") < resource(capped, "spill_store_bytes"));
+    assert_true(local_sectors(smem_spill) < local_sectors(capped));
+    assert_true(measured(smem_spill, "shared_store_instructions") > 0);
+    assert_true(measured(smem_spill, "shared_load_instructions") > 0);
+    assert_true(measured(capped, "shared_load_instructions") == 0);
+    cJSON_Delete(capped_report);
+    cJSON_Delete(smem_report);
+}
+
+int main(void)
+{
+    if (!gpu_test_device_available()) {
+        fprintf(stderr, "no CUDA device: test skipped\n");
+        return GPU_TEST_SKIP;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_variant_is_correct_on_odd_sizes),
+        cmocka_unit_test(static_index_stays_in_registers),
+        cmocka_unit_test(dynamic_index_local_traffic_equals_the_model),
+        cmocka_unit_test(capped_spills_where_uncapped_does_not),
+        cmocka_unit_test(smem_spill_moves_spills_out_of_local_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

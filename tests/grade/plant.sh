@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# plant.sh: writes a planted submission, the lab source with a bug put in, to stdout.
+#   tests/grade/plant.sh tests/grade/PROGRAM/NAME.plant PATH/TO/memlab_skeleton > submission.cu
+#
+# A .plant file (tests/grade/README.md describes them) starts from the lab's solution or its
+# student version ("from solution" / "from skeleton") and replaces text in it:
+#
+#   replace
+#       if (i < n)
+#           out[i] = in[i * stride];
+#   with
+#           out[i] = in[i * stride];
+#   end
+#
+# The lines after "replace" must stand in the source exactly once, one after the other
+# (indentation aside); they are swapped for the lines after "with", as written. A block that
+# does not match (the lab changed) is an error: exit 2 with the block's line.
+set -euo pipefail
+plant=${1:?usage: plant.sh PLANT MEMLAB_SKELETON}
+plant=$(cd "$(dirname "$plant")" && pwd)/$(basename "$plant")
+skeleton=${2:?usage: plant.sh PLANT MEMLAB_SKELETON}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+program=$(basename "$(dirname "$plant")")
+source=$(echo "$root"/labs/[0-9][0-9]_"$program/$program.cu")
+[[ -e $source ]] || { echo "plant.sh: no lab $program for $plant" >&2; exit 2; }
+
+from=$(awk '$1 == "from" { print $2 }' "$plant")
+case $from in
+  solution) base=$(cat "$source") ;;
+  skeleton) base=$("$skeleton" "$source") ;;
+  *) echo "plant.sh: $plant: say 'from solution' or 'from skeleton'" >&2; exit 2 ;;
+esac
+
+printf '%s\n' "$base" | awk -v plant="$plant" '
+  function trim(text) { sub(/^[ \t]+/, "", text); sub(/[ \t\r]+$/, "", text); return text }
+  function apply(   i, j, at, matches, count, out, k) {
+    matches = 0
+    for (i = 1; i + old_count - 1 <= line_count; i++) {
+      for (j = 1; j <= old_count && trim(line[i + j - 1]) == trim(old[j]); j++)
+        ;
+      if (j > old_count) { matches++; at = i }
+    }
+    if (matches != 1) {
+      printf "plant.sh: %s:%d: the replace block stands %d times in the source, not once\n",
+             plant, block_line, matches > "/dev/stderr"
+      failed = 1
+      exit 2
+    }
+    count = 0
+    for (k = 1; k < at; k++) out[++count] = line[k]
+    for (k = 1; k <= new_count; k++) out[++count] = new[k]
+    for (k = at + old_count; k <= line_count; k++) out[++count] = line[k]
+    delete line
+    for (k = 1; k <= count; k++) line[k] = out[k]
+    line_count = count
+  }
+  FNR == NR { line[++line_count] = $0; next }
+  mode == "" && $1 == "replace" { mode = "old"; old_count = new_count = 0; block_line = FNR; next }
+  mode == "old" && trim($0) == "with" { mode = "new"; next }
+  mode == "old" { old[++old_count] = $0; next }
+  mode == "new" && trim($0) == "end" { apply(); mode = ""; next }
+  mode == "new" { new[++new_count] = $0; next }
+  END {
+    if (failed) exit 2
+    if (mode != "") { printf "plant.sh: %s: a replace block is not closed by end\n", plant > "/dev/stderr"; exit 2 }
+    for (k = 1; k <= line_count; k++) print line[k]
+  }
+' - "$plant"

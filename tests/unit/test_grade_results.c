@@ -1,0 +1,507 @@
+/* test_grade_results: a rubric case's checks against lab reports (tools/evaluate.c), and the
+ * grading results in Gradescope's, PrairieLearn's and the plain format (tools/results.c).
+ *
+ *   each check passes, fails or is not graded for the right reason, and says what it expected,
+ *   what was measured and the rubric's hint;
+ *   a crash, a hang, a CUDA error, no device, a sanitizer's findings end a case with a message;
+ *   counters that were not read never pass, and neither does a case without its reference;
+ *   Gradescope: score, max_score, execution_time, output, tests[] {name, score, max_score,
+ *   status, output, visibility}; PrairieLearn: gradable, score in [0, 1], message, tests[]
+ *   {name, points, max_points, message}; a compile error scores 0 with the compiler's message
+ *   (Gradescope) or is not gradable with it (PrairieLearn); no device scores nothing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evaluate.h"
+#include "results.h"
+#include "rubric.h"
+
+/* ---- fixtures -------------------------------------------------------------------------------- */
+
+/* A lab report with one record, as the lab programs write it. */
+static cJSON *report(const char *variant, int correct, double measured, double predicted,
+                     double median_ms, const char *profiler_note)
+{
+    char text[2048];
+    char measured_text[32], predicted_text[32], note[256];
+    snprintf(measured_text, sizeof measured_text, isnan(measured) ? "null" : "%.17g", measured);
+    snprintf(predicted_text, sizeof predicted_text, isnan(predicted) ? "null" : "%.17g", predicted);
+    snprintf(note, sizeof note, profiler_note != NULL ? "\"%s\"" : "null",
+             profiler_note != NULL ? profiler_note : "");
+    snprintf(text, sizeof text,
+             "{\"lab\": \"coalescing\", \"profiler_note\": %s, \"records\": [{"
+             "\"variant\": \"%s\", \"params\": {\"n\": 1001, \"stride\": 4},"
+             "\"timing\": {\"median_ms\": %g}, \"correct\": %s, \"mismatches\": %d,"
+             "\"max_rel_error\": %s,"
+             "\"resources\": {\"registers_per_thread\": 16, \"local_bytes_per_thread\": 0,"
+             " \"shared_bytes_per_block\": 4224},"
+             "\"metrics\": {\"smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct\":"
+             " {\"alias\": \"gld_efficiency\", \"unit\": \"%%\", \"predicted\": %s,"
+             " \"measured\": %s}}}]}",
+             note, variant, median_ms, correct ? "true" : "false", correct ? 0 : 1001,
+             correct ? "0" : "1", predicted_text, measured_text);
+    cJSON *parsed = cJSON_Parse(text);
+    assert_non_null(parsed);
+    return parsed;
+}
+
+static lab_run finished(cJSON *json)
+{
+    lab_run run;
+    memset(&run, 0, sizeof run);
+    run.ran = 1;
+    run.time_limit_s = 30;
+    run.exit_status = LAB_EXIT_OK;
+    run.report = json;
+    return run;
+}
+
+static grading_case one_case(const char *text_in)
+{
+    rubric_set cases = {0};
+    char error[512];
+    if (rubric_parse(&cases, text_in, "rubric", error, sizeof error) != 0)
+        fail_msg("%s", error);
+    grading_case copy = cases.cases[0];
+    rubric_free(&cases);
+    return copy;
+}
+
+/* Evaluates and returns the output text (caller frees). */
+static char *evaluate(const grading_case *rubric_case, const lab_run *submission,
+                      const lab_run *reference, const lab_run *model, case_status expected)
+{
+    text_buffer output = {0};
+    case_status status = evaluate_case(rubric_case, submission, reference, model, &output);
+    char *text = text_take(&output);
+    if (status != expected)
+        fail_msg("status %d, expected %d; output:\n%s", status, expected, text);
+    return text;
+}
+
+static void expect_text(const char *text, const char *part)
+{
+    if (strstr(text, part) == NULL)
+        fail_msg("output lacks '%s':\n%s", part, text);
+}
+
+/* ---- evaluate_case --------------------------------------------------------------------------- */
+
+static void correct_passes_and_fails_with_the_mismatch_count(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible --n 1001\ncheck correct | read in[i * stride]\n");
+    lab_run good = finished(report("strided", 1, NAN, NAN, 1.0, NULL));
+    char *text = evaluate(&rubric_case, &good, NULL, NULL, CASE_PASSED);
+    expect_text(text, "ok    correct");
+    free(text);
+
+    lab_run bad = finished(report("strided", 0, NAN, NAN, 1.0, NULL));
+    bad.exit_status = LAB_EXIT_INCORRECT;
+    text = evaluate(&rubric_case, &bad, NULL, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  correct, strided (n=1001 stride=4): 1001 elements differ");
+    expect_text(text, "read in[i * stride]");
+    free(text);
+    cJSON_Delete(good.report);
+    cJSON_Delete(bad.report);
+}
+
+static void a_bound_says_measured_and_expected(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible\ncheck gld_efficiency >= 95 | use float4\n");
+    lab_run low = finished(report("coalesced", 1, 25.0, 100.0, 1.0, NULL));
+    char *text = evaluate(&rubric_case, &low, NULL, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  gld_efficiency, coalesced (n=1001 stride=4): measured 25 %, expected >= 95");
+    expect_text(text, "use float4");
+    free(text);
+    lab_run high = finished(report("coalesced", 1, 100.0, 100.0, 1.0, NULL));
+    text = evaluate(&rubric_case, &high, NULL, NULL, CASE_PASSED);
+    expect_text(text, "ok    gld_efficiency");
+    assert_null(strstr(text, "use float4"));    /* hints only for failures */
+    free(text);
+
+    grading_case resource = one_case("case r 1 visible\ncheck shared_bytes_per_block >= 4224\n");
+    text = evaluate(&resource, &high, NULL, NULL, CASE_PASSED);
+    expect_text(text, "measured 4224 bytes");
+    free(text);
+    cJSON_Delete(low.report);
+    cJSON_Delete(high.report);
+}
+
+static void predictions_come_from_the_model_run(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case p 2 visible\ncheck gld_efficiency ~ predicted 2% | one load\n");
+    /* The submission claims a prediction of 25 that matches its 25; the reference model says 50. */
+    lab_run submission = finished(report("strided", 1, 25.0, 25.0, 1.0, NULL));
+    lab_run model = finished(report("strided", 1, NAN, 50.0, 1.0, "not read: --model gives predictions only"));
+    char *text = evaluate(&rubric_case, &submission, NULL, &model, CASE_FAILED);
+    expect_text(text, "measured 25 %, expected 50 \xc2\xb1 2% (the access model's prediction)");
+    expect_text(text, "one load");
+    free(text);
+    /* Within the tolerance. */
+    lab_run close = finished(report("strided", 1, 50.9, 25.0, 1.0, NULL));
+    text = evaluate(&rubric_case, &close, NULL, &model, CASE_PASSED);
+    free(text);
+    /* Without a model run (a student pack), the submission's own prediction. */
+    text = evaluate(&rubric_case, &submission, NULL, NULL, CASE_PASSED);
+    free(text);
+    cJSON_Delete(submission.report);
+    cJSON_Delete(model.report);
+    cJSON_Delete(close.report);
+}
+
+static void counters_not_read_never_pass(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible\ncheck correct\ncheck gld_efficiency >= 0\n");
+    lab_run unread = finished(report("strided", 1, NAN, 25.0, 1.0,
+                                     "not read: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"));
+    char *text = evaluate(&rubric_case, &unread, NULL, NULL, CASE_NOT_GRADED);
+    expect_text(text, "not graded  gld_efficiency");
+    expect_text(text, "hardware counters were not read on the grading host");
+    free(text);
+    /* Read, but no value (a ratio over zero accesses): that is the kernel's doing. */
+    lab_run empty = finished(report("strided", 1, NAN, 25.0, 1.0, NULL));
+    text = evaluate(&rubric_case, &empty, NULL, NULL, CASE_FAILED);
+    expect_text(text, "its denominator was 0");
+    free(text);
+    /* A failed check outweighs one that cannot be graded. */
+    lab_run wrong = finished(report("strided", 0, NAN, 25.0, 1.0, "not read: no permission"));
+    text = evaluate(&rubric_case, &wrong, NULL, NULL, CASE_FAILED);
+    free(text);
+    cJSON_Delete(unread.report);
+    cJSON_Delete(empty.report);
+    cJSON_Delete(wrong.report);
+}
+
+static void time_ratio_needs_the_reference(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case s 2 visible\ncheck time_ratio <= 1.25 | too slow\n");
+    lab_run slow = finished(report("coalesced", 1, NAN, NAN, 3.0, NULL));
+    lab_run reference = finished(report("coalesced", 1, NAN, NAN, 1.0, NULL));
+    char *text = evaluate(&rubric_case, &slow, &reference, NULL, CASE_FAILED);
+    expect_text(text, "3 ms / the reference solution's 1 ms = 3, expected <= 1.25");
+    expect_text(text, "too slow");
+    free(text);
+    lab_run fast = finished(report("coalesced", 1, NAN, NAN, 1.1, NULL));
+    text = evaluate(&rubric_case, &fast, &reference, NULL, CASE_PASSED);
+    free(text);
+    lab_run none = {0};
+    text = evaluate(&rubric_case, &fast, &none, NULL, CASE_NOT_GRADED);
+    expect_text(text, "does not hold");
+    free(text);
+    lab_run broken = finished(NULL);
+    broken.exit_status = LAB_EXIT_CUDA_ERROR;
+    text = evaluate(&rubric_case, &fast, &broken, NULL, CASE_NOT_GRADED);
+    expect_text(text, "the reference solution failed this case");
+    free(text);
+    cJSON_Delete(slow.report);
+    cJSON_Delete(reference.report);
+    cJSON_Delete(fast.report);
+}
+
+static void a_run_that_did_not_finish_fails_with_why(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible\ncheck correct\n");
+    lab_run hang = finished(NULL);
+    hang.timed_out = 1;
+    char *text = evaluate(&rubric_case, &hang, NULL, NULL, CASE_FAILED);
+    expect_text(text, "ran past the case's time limit (30 s)");
+    free(text);
+
+    lab_run crash = finished(NULL);
+    crash.signal = SIGSEGV;
+    text = evaluate(&rubric_case, &crash, NULL, NULL, CASE_FAILED);
+    expect_text(text, "crashed: killed by signal 11");
+    free(text);
+
+    lab_run cuda = finished(NULL);
+    cuda.exit_status = LAB_EXIT_CUDA_ERROR;
+    snprintf(cuda.stderr_tail, sizeof cuda.stderr_tail,
+             "memlab: harness.c:300: cudaDeviceSynchronize() failed: an illegal memory access was "
+             "encountered (cudaErrorIllegalAddress)\n");
+    text = evaluate(&rubric_case, &cuda, NULL, NULL, CASE_FAILED);
+    expect_text(text, "a CUDA error stopped the program: memlab: harness.c:300:");
+    expect_text(text, "an access outside an array?");
+    free(text);
+
+    lab_run no_report = finished(NULL);
+    text = evaluate(&rubric_case, &no_report, NULL, NULL, CASE_FAILED);
+    expect_text(text, "wrote no JSON report");
+    free(text);
+
+    lab_run no_device = finished(NULL);
+    no_device.exit_status = LAB_EXIT_NO_DEVICE;
+    snprintf(no_device.stderr_tail, sizeof no_device.stderr_tail, "coalescing: no usable CUDA device\n");
+    text = evaluate(&rubric_case, &no_device, NULL, NULL, CASE_NOT_GRADED);
+    expect_text(text, "no usable CUDA device");
+    free(text);
+}
+
+static void the_sanitizer_speaks_first(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case b 2 visible\ncheck memcheck | check i < n\ncheck correct\n");
+    lab_run dirty = finished(report("strided", 1, NAN, NAN, 1.0, NULL));
+    dirty.sanitizer = "memcheck";
+    dirty.sanitizer_errors = 23;
+    snprintf(dirty.sanitizer_log, sizeof dirty.sanitizer_log,
+             "========= Invalid __global__ write of size 4 bytes\n");
+    char *text = evaluate(&rubric_case, &dirty, NULL, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  compute-sanitizer memcheck: 23 memory errors, expected none");
+    expect_text(text, "check i < n");
+    expect_text(text, "Invalid __global__ write");
+    free(text);
+
+    lab_run clean = dirty;
+    clean.sanitizer_errors = 0;
+    text = evaluate(&rubric_case, &clean, NULL, NULL, CASE_PASSED);
+    expect_text(text, "ok    compute-sanitizer memcheck: no memory error");
+    expect_text(text, "ok    correct");
+    free(text);
+
+    lab_run broken = dirty;
+    broken.sanitizer_errors = -1;
+    text = evaluate(&rubric_case, &broken, NULL, NULL, CASE_NOT_GRADED);
+    expect_text(text, "did not finish on the grading host");
+    free(text);
+    cJSON_Delete(dirty.report);
+}
+
+/* ---- the result formats ---------------------------------------------------------------------- */
+
+typedef struct {
+    grading_case cases[3];
+    case_result results[3];
+    grade_result result;
+} graded;
+
+/* Three cases: a visible pass (2 points), a visible failure (3), a hidden pass (1). */
+static void make_graded(graded *g)
+{
+    memset(g, 0, sizeof *g);
+    g->cases[0] = one_case("case first 2 visible --n 1\ncheck correct\n");
+    g->cases[1] = one_case("case second 3 visible --n 2\ncheck correct\n");
+    g->cases[2] = one_case("case third 1 hidden --n 3\ncheck correct\n");
+    case_status statuses[3] = {CASE_PASSED, CASE_FAILED, CASE_PASSED};
+    const char *outputs[3] = {"ok    correct\n", "FAIL  correct, strided: 4 elements differ\n",
+                              "ok    correct\n"};
+    for (int i = 0; i < 3; i++) {
+        g->results[i].rubric_case = &g->cases[i];
+        g->results[i].status = statuses[i];
+        g->results[i].ran = 1;
+        g->results[i].output = (char *)outputs[i];
+    }
+    g->result.lab = "coalescing";
+    g->result.submission = "coalescing.cu";
+    g->result.compiled = 1;
+    g->result.gradable = 1;
+    g->result.execution_time_s = 12.4;
+    g->result.cases = g->results;
+    g->result.case_count = 3;
+}
+
+static cJSON *parsed(char *document)
+{
+    cJSON *json = cJSON_Parse(document);
+    free(document);
+    assert_non_null(json);
+    return json;
+}
+
+static double number(const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    assert_true(cJSON_IsNumber(item));
+    return item->valuedouble;
+}
+
+static const char *string(const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    assert_true(cJSON_IsString(item));
+    return item->valuestring;
+}
+
+/* Gradescope's spec: the keys of the file and of each test, their types and their values. */
+static void check_gradescope_shape(const cJSON *json, double score, double max_score)
+{
+    assert_true(number(json, "score") == score);
+    assert_true(number(json, "max_score") == max_score);
+    assert_true(number(json, "execution_time") >= 0);
+    string(json, "output");
+    const cJSON *tests = cJSON_GetObjectItemCaseSensitive(json, "tests");
+    assert_true(cJSON_IsArray(tests));
+    double sum = 0, max_sum = 0;
+    const cJSON *test = NULL;
+    cJSON_ArrayForEach(test, tests)
+    {
+        string(test, "name");
+        string(test, "output");
+        double test_score = number(test, "score"), test_max = number(test, "max_score");
+        assert_true(test_score >= 0 && test_score <= test_max);
+        const char *status = string(test, "status");
+        assert_true(strcmp(status, "passed") == 0 || strcmp(status, "failed") == 0);
+        assert_true((strcmp(status, "passed") == 0) == (test_score == test_max && test_max > 0));
+        const char *visibility = string(test, "visibility");
+        assert_true(strcmp(visibility, "visible") == 0 || strcmp(visibility, "hidden") == 0 ||
+                    strcmp(visibility, "after_due_date") == 0 ||
+                    strcmp(visibility, "after_published") == 0);
+        sum += test_score;
+        max_sum += test_max;
+    }
+    assert_true(sum == score);
+    assert_true(max_sum == max_score);
+}
+
+static void gradescope_results_follow_the_spec(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    assert_true(grade_score(&g.result) == 3.0);
+    assert_true(grade_max_score(&g.result) == 6.0);
+    cJSON *json = parsed(results_gradescope(&g.result));
+    check_gradescope_shape(json, 3.0, 6.0);
+    assert_true(number(json, "execution_time") == 12.0);
+    assert_string_equal(string(json, "output_format"), "text");
+    const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "tests"), 1);
+    assert_string_equal(string(second, "name"), "second");
+    assert_string_equal(string(second, "status"), "failed");
+    assert_non_null(strstr(string(second, "output"), "4 elements differ"));
+    const cJSON *third = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "tests"), 2);
+    assert_string_equal(string(third, "visibility"), "hidden");
+    cJSON_Delete(json);
+}
+
+static void prairielearn_results_follow_the_spec(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    cJSON *json = parsed(results_prairielearn(&g.result));
+    assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "gradable")));
+    assert_true(fabs(number(json, "score") - 0.5) < 1e-12);
+    string(json, "message");
+    string(json, "output");
+    const cJSON *tests = cJSON_GetObjectItemCaseSensitive(json, "tests");
+    assert_int_equal(cJSON_GetArraySize(tests), 2);     /* the hidden case is not listed */
+    const cJSON *test = NULL;
+    cJSON_ArrayForEach(test, tests)
+    {
+        string(test, "name");
+        string(test, "message");
+        assert_true(number(test, "points") >= 0 && number(test, "points") <= number(test, "max_points"));
+    }
+    const cJSON *second = cJSON_GetArrayItem(tests, 1);
+    assert_true(number(second, "points") == 0);
+    assert_non_null(strstr(string(second, "message"), "4 elements differ"));
+    cJSON_Delete(json);
+}
+
+static void a_compile_error_scores_zero_with_the_message(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    g.result.compiled = 0;
+    g.result.built_as = "labs/04_coalescing/coalescing.cu";
+    g.result.build_output = "labs/04_coalescing/coalescing.cu(58): error: expected a \";\"\n";
+    for (int i = 0; i < 3; i++) {
+        g.results[i].ran = 0;
+        g.results[i].output = NULL;
+    }
+    assert_true(grade_score(&g.result) == 0);
+
+    cJSON *json = parsed(results_gradescope(&g.result));
+    check_gradescope_shape(json, 0.0, 6.0);
+    assert_non_null(strstr(string(json, "output"), "coalescing.cu(58): error: expected a \";\""));
+    assert_non_null(strstr(string(json, "output"), "did not compile"));
+    cJSON_Delete(json);
+
+    json = parsed(results_prairielearn(&g.result));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(json, "gradable")));
+    assert_null(cJSON_GetObjectItemCaseSensitive(json, "score"));
+    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(json, "format_errors");
+    assert_true(cJSON_IsArray(errors));
+    assert_non_null(strstr(cJSON_GetArrayItem(errors, 0)->valuestring, "error: expected a"));
+    cJSON_Delete(json);
+
+    char *text = results_text(&g.result);
+    assert_non_null(strstr(text, "score: 0 / 6"));
+    assert_non_null(strstr(text, "case first: FAIL, 0 / 2 points"));
+    free(text);
+}
+
+static void no_device_scores_nothing_and_says_why(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    g.result.gradable = 0;
+    snprintf(g.result.reason, sizeof g.result.reason, "the grading host has no usable CUDA device");
+    for (int i = 0; i < 3; i++) {
+        g.results[i].ran = 0;
+        g.results[i].output = NULL;
+    }
+    assert_true(grade_score(&g.result) == 0);
+    cJSON *json = parsed(results_gradescope(&g.result));
+    check_gradescope_shape(json, 0.0, 6.0);
+    assert_non_null(strstr(string(json, "output"), "NOT GRADED: the grading host has no usable CUDA device"));
+    cJSON_Delete(json);
+
+    json = parsed(results_prairielearn(&g.result));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(json, "gradable")));
+    assert_non_null(strstr(string(json, "message"), "no usable CUDA device"));
+    cJSON_Delete(json);
+
+    char *text = results_text(&g.result);
+    assert_non_null(strstr(text, "case first: NOT GRADED, 0 / 2 points"));
+    assert_non_null(strstr(text, "3 not graded"));
+    free(text);
+}
+
+static void the_text_lists_every_case(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    char *text = results_text(&g.result);
+    assert_non_null(strstr(text, "score: 3 / 6 (2 of 3 cases passed, 1 failed)"));
+    assert_non_null(strstr(text, "case first: PASS, 2 / 2 points\n    arguments: --n 1\n    ok    correct\n"));
+    assert_non_null(strstr(text, "case second: FAIL, 0 / 3 points"));
+    assert_non_null(strstr(text, "case third: PASS, 1 / 1 points (hidden)"));
+    free(text);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(correct_passes_and_fails_with_the_mismatch_count),
+        cmocka_unit_test(a_bound_says_measured_and_expected),
+        cmocka_unit_test(predictions_come_from_the_model_run),
+        cmocka_unit_test(counters_not_read_never_pass),
+        cmocka_unit_test(time_ratio_needs_the_reference),
+        cmocka_unit_test(a_run_that_did_not_finish_fails_with_why),
+        cmocka_unit_test(the_sanitizer_speaks_first),
+        cmocka_unit_test(gradescope_results_follow_the_spec),
+        cmocka_unit_test(prairielearn_results_follow_the_spec),
+        cmocka_unit_test(a_compile_error_scores_zero_with_the_message),
+        cmocka_unit_test(no_device_scores_nothing_and_says_why),
+        cmocka_unit_test(the_text_lists_every_case),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,48 @@
+/* evaluate.h: a rubric case's checks against what the lab program reported.
+ *
+ * The grader runs the submission (and, where a check needs them, the reference solution and the
+ * reference's --model predictions) and hands each run here as a lab_run. evaluate_case says
+ * whether the case passed, failed, or could not be graded on this host, and writes one line per
+ * check (and per record) with what was expected and what was measured.
+ */
+#ifndef MEMLAB_EVALUATE_H
+#define MEMLAB_EVALUATE_H
+
+#include <cjson/cJSON.h>
+
+#include "rubric.h"
+#include "text.h"
+
+typedef enum {
+    CASE_PASSED,
+    CASE_FAILED,
+    CASE_NOT_GRADED,            /* the grading host could not tell (no GPU, no counters, ...) */
+} case_status;
+
+/* Exit statuses of the lab programs (common/memlab.h). */
+enum { LAB_EXIT_OK = 0, LAB_EXIT_INCORRECT = 1, LAB_EXIT_USAGE = 2, LAB_EXIT_NO_DEVICE = 3,
+       LAB_EXIT_CUDA_ERROR = 4 };
+
+/* How one run of a lab program ended, and what it wrote. */
+typedef struct {
+    int ran;                    /* 0: nothing was run (no reference solution in this tree) */
+    int timed_out;              /* stopped at the time limit */
+    int time_limit_s;
+    int signal;                 /* killed by this signal (not the time limit), else 0 */
+    int exit_status;            /* when it exited by itself */
+    char stderr_tail[2048];     /* the end of its stderr */
+    cJSON *report;              /* its JSON report, NULL if it wrote none */
+    const char *sanitizer;      /* "memcheck" or "racecheck" when run under compute-sanitizer */
+    int sanitizer_errors;       /* from the sanitizer's summary; -1 when it printed none */
+    char sanitizer_log[4096];   /* the start of its findings */
+} lab_run;
+
+/* Evaluates every check of the case and appends the explanation to `output`.
+ * reference: the reference solution's run with the same arguments, or NULL when no check needs
+ *            it (ran == 0 when the tree holds no reference solution);
+ * model:     the reference's --model run with the same arguments, or NULL; without it the
+ *            predictions come from the submission's own report. */
+case_status evaluate_case(const grading_case *rubric_case, const lab_run *submission,
+                          const lab_run *reference, const lab_run *model, text_buffer *output);
+
+#endif

@@ -1,0 +1,248 @@
+/* memlab_report: CSV and gnuplot columns from the JSON reports of lab programs. ./memlab demo
+ * and ./memlab plot call it; it needs no GPU and reads nothing but the JSON.
+ *
+ *   memlab_report csv REPORT.json
+ *       the CSV the lab program writes with --format csv, on stdout
+ *   memlab_report device [--lab LAB] REPORT.json...
+ *       the GPU's name; exit status 1 when every report is a --model run
+ *   memlab_report labs REPORT.json...
+ *       the labs the reports are of, each once
+ *   memlab_report series --variant V --x PARAM --columns C,... [SELECTION] REPORT.json...
+ *       a line plot's columns: PARAM, then each C, one row per value of PARAM
+ *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
+ *       a bar chart's columns: a label ("aos fields=1"), then each C, one row per record
+ *   SELECTION: --lab LAB (reports of other labs are ignored), --where PARAM=VALUE or
+ *       --where PARAM=max (repeatable), --out FILE (write the columns there and print the
+ *       names of the columns that got at least one value on stdout)
+ *
+ * Column names (report_data.h): gbps, gflops, median_ms, bytes, registers_per_thread, ...,
+ * METRIC.predicted, METRIC.measured, or a size parameter. A missing value is written NaN.
+ * Exit status: 0; 1 when series or bars find no value to plot, or series fewer than two
+ * points (a note, not an error: the plot is skipped); 2 for bad usage, or a report that cannot
+ * be read (series and bars skip such a report with a warning instead).
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_data.h"
+
+#define EXIT_NO_DATA 1
+#define EXIT_USAGE 2
+#define ERROR_SIZE 512
+
+static int usage_error(const char *message, const char *detail)
+{
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|device|labs|series|bars ...; see "
+                    "the comment at the top of tools/memlab_report.c)\n", message, detail);
+    return EXIT_USAGE;
+}
+
+/* Splits a comma-separated list in place into names (empty names are dropped); returns how
+ * many, or -1 if more than max. */
+static int split_list(char *list, const char **names, int max)
+{
+    int count = 0;
+    for (char *name = strtok(list, ","); name != NULL; name = strtok(NULL, ",")) {
+        if (count == max)
+            return -1;
+        names[count++] = name;
+    }
+    return count;
+}
+
+static int csv_command(int argc, char **argv)
+{
+    if (argc != 1)
+        return usage_error("csv takes one report", "");
+    char error[ERROR_SIZE];
+    cJSON *report = rd_load(argv[0], error, sizeof error);
+    if (report == NULL) {
+        fprintf(stderr, "memlab_report: %s\n", error);
+        return EXIT_USAGE;
+    }
+    rd_write_csv(report, stdout);
+    cJSON_Delete(report);
+    return EXIT_SUCCESS;
+}
+
+typedef struct {
+    rd_query query;
+    const char *out_path;
+    cJSON **reports;
+    int report_count;
+} report_request;
+
+/* Parses the options of device, series and bars and loads the reports. Returns 0 or an exit
+ * status. */
+static int parse_request(int argc, char **argv, report_request *request, bool tolerate_bad_reports)
+{
+    memset(request, 0, sizeof *request);
+    rd_query *query = &request->query;
+    int first_file = argc;
+    for (int i = 0; i < argc; i++) {
+        const char *option = argv[i];
+        if (option[0] != '-') {
+            first_file = i;
+            break;
+        }
+        if (i + 1 == argc)
+            return usage_error(option, " needs a value");
+        char *value = argv[++i];
+        if (strcmp(option, "--lab") == 0) {
+            query->lab = value;
+        } else if (strcmp(option, "--x") == 0) {
+            query->x = value;
+        } else if (strcmp(option, "--out") == 0) {
+            request->out_path = value;
+        } else if (strcmp(option, "--variant") == 0 || strcmp(option, "--variants") == 0) {
+            query->variant_count = split_list(value, query->variant, RD_MAX_VARIANTS);
+            if (query->variant_count <= 0)
+                return usage_error(option, ": a list of at most 16 variant names");
+        } else if (strcmp(option, "--columns") == 0) {
+            query->column_count = split_list(value, query->column, RD_MAX_COLUMNS);
+            if (query->column_count <= 0)
+                return usage_error("--columns: a list of at most 16 names", "");
+        } else if (strcmp(option, "--where") == 0) {
+            char *equals = strchr(value, '=');
+            if (equals == NULL || equals == value || equals[1] == '\0')
+                return usage_error("--where takes PARAM=VALUE or PARAM=max, not ", value);
+            if (query->where_count == RD_MAX_WHERE)
+                return usage_error("too many --where", "");
+            *equals = '\0';
+            query->where_param[query->where_count] = value;
+            query->where_value[query->where_count] = equals + 1;
+            query->where_count++;
+        } else {
+            return usage_error("unknown option ", option);
+        }
+    }
+    if (first_file == argc)
+        return usage_error("no report given", "");
+
+    request->reports = calloc((size_t)(argc - first_file), sizeof *request->reports);
+    if (request->reports == NULL)
+        return usage_error("out of memory", "");
+    for (int i = first_file; i < argc; i++) {
+        char error[ERROR_SIZE];
+        cJSON *report = rd_load(argv[i], error, sizeof error);
+        if (report == NULL) {
+            fprintf(stderr, "memlab_report: %s%s\n", error, tolerate_bad_reports ? ": skipped" : "");
+            if (!tolerate_bad_reports)
+                return EXIT_USAGE;
+            continue;
+        }
+        request->reports[request->report_count++] = report;
+    }
+    return EXIT_SUCCESS;
+}
+
+static void free_request(report_request *request)
+{
+    for (int i = 0; i < request->report_count; i++)
+        cJSON_Delete(request->reports[i]);
+    free(request->reports);
+}
+
+static int device_command(int argc, char **argv)
+{
+    report_request request;
+    int status = parse_request(argc, argv, &request, false);
+    if (status == EXIT_SUCCESS) {
+        status = EXIT_NO_DATA;
+        for (int i = 0; i < request.report_count && status != EXIT_SUCCESS; i++) {
+            const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
+            const char *device = rd_device_name(request.reports[i]);
+            if (device != NULL && (request.query.lab == NULL || strcmp(lab, request.query.lab) == 0)) {
+                printf("%s\n", device);
+                status = EXIT_SUCCESS;
+            }
+        }
+    }
+    free_request(&request);
+    return status;
+}
+
+static int labs_command(int argc, char **argv)
+{
+    report_request request;
+    int status = parse_request(argc, argv, &request, true);
+    for (int i = 0; i < request.report_count && status == EXIT_SUCCESS; i++) {
+        const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
+        bool seen = false;
+        for (int k = 0; k < i && !seen; k++)
+            seen = strcmp(lab, cJSON_GetObjectItemCaseSensitive(request.reports[k], "lab")->valuestring) == 0;
+        if (!seen)
+            printf("%s\n", lab);
+    }
+    free_request(&request);
+    return status;
+}
+
+static int columns_command(int argc, char **argv, bool series)
+{
+    report_request request;
+    int status = parse_request(argc, argv, &request, true);
+    const rd_query *query = &request.query;
+    if (status == EXIT_SUCCESS && query->column_count == 0)
+        status = usage_error("--columns is required", "");
+    if (status == EXIT_SUCCESS && series && (query->variant_count != 1 || query->x == NULL))
+        status = usage_error("series needs one --variant and --x", "");
+    if (status != EXIT_SUCCESS) {
+        free_request(&request);
+        return status;
+    }
+
+    FILE *stream = stdout;
+    if (request.out_path != NULL && (stream = fopen(request.out_path, "w")) == NULL) {
+        free_request(&request);
+        return usage_error("cannot write ", request.out_path);
+    }
+    bool has_data[RD_MAX_COLUMNS];
+    const cJSON *const *reports = (const cJSON *const *)request.reports;
+    if (series) {
+        /* A line needs two points: one is no plot. */
+        if (rd_write_series(reports, request.report_count, query, stream, has_data) < 2)
+            memset(has_data, 0, sizeof has_data);
+    } else {
+        rd_write_bars(reports, request.report_count, query, stream, has_data);
+    }
+    if (stream != stdout && fclose(stream) != 0) {
+        free_request(&request);
+        return usage_error("writing failed: ", request.out_path);
+    }
+
+    status = EXIT_NO_DATA;
+    const char *separator = "";
+    for (int c = 0; c < query->column_count; c++) {
+        if (!has_data[c])
+            continue;
+        status = EXIT_SUCCESS;
+        if (request.out_path != NULL)
+            printf("%s%s", separator, query->column[c]);
+        separator = " ";
+    }
+    if (request.out_path != NULL && status == EXIT_SUCCESS)
+        putchar('\n');
+    free_request(&request);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("no command given", "");
+    const char *command = argv[1];
+    if (strcmp(command, "csv") == 0)
+        return csv_command(argc - 2, argv + 2);
+    if (strcmp(command, "device") == 0)
+        return device_command(argc - 2, argv + 2);
+    if (strcmp(command, "labs") == 0)
+        return labs_command(argc - 2, argv + 2);
+    if (strcmp(command, "series") == 0)
+        return columns_command(argc - 2, argv + 2, true);
+    if (strcmp(command, "bars") == 0)
+        return columns_command(argc - 2, argv + 2, false);
+    return usage_error("unknown command ", command);
+}

@@ -1,0 +1,16 @@
+# Bank conflicts per shared load vs stride
+# Lab 05: lane i reads shared element i * stride; 4-byte words make a gcd(stride, 32)-way
+# conflict, 8- and 16-byte words are served in phases of 16 and 8 lanes.
+# data w4: series --variant shared_stride --x stride --where width=4 --columns shared_ld_conflicts_per_request.predicted,shared_ld_conflicts_per_request.measured
+# data w8: series --variant shared_stride --x stride --where width=8 --columns shared_ld_conflicts_per_request.predicted,shared_ld_conflicts_per_request.measured
+# data w16: series --variant shared_stride --x stride --where width=16 --columns shared_ld_conflicts_per_request.predicted,shared_ld_conflicts_per_request.measured
+set title "Bank conflicts per shared load instruction vs stride (bank_conflicts, shared_stride)\n" . gpu
+set xlabel "stride (elements between neighbouring lanes' loads)"
+set ylabel "bank conflicts per load instruction"
+set yrange [0:*]
+eval plot_all(line("w4", "shared_ld_conflicts_per_request.predicted", "4-byte, predicted", predicted(BLUE)) . \
+              line("w4", "shared_ld_conflicts_per_request.measured", "4-byte, measured", measured(BLUE)) . \
+              line("w8", "shared_ld_conflicts_per_request.predicted", "8-byte, predicted", predicted(ORANGE)) . \
+              line("w8", "shared_ld_conflicts_per_request.measured", "8-byte, measured", measured(ORANGE)) . \
+              line("w16", "shared_ld_conflicts_per_request.predicted", "16-byte, predicted", predicted(GREEN)) . \
+              line("w16", "shared_ld_conflicts_per_request.measured", "16-byte, measured", measured(GREEN)))

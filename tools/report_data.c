@@ -1,0 +1,593 @@
+/* report_data.c: CSV and plot columns from the JSON reports of lab programs (see report_data.h
+ * and, for the JSON itself, common/report.c).
+ */
+#include "report_data.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "memlab_report: out of memory\n");
+    exit(EXIT_FAILURE);
+}
+
+static void *checked_calloc(size_t count, size_t size)
+{
+    void *memory = calloc(count + 1, size);     /* + 1: calloc(0) may return NULL */
+    if (memory == NULL)
+        out_of_memory();
+    return memory;
+}
+
+/* ---- loading --------------------------------------------------------------------------------- */
+
+/* The whole file as a string (free it), or NULL. */
+static char *read_text(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    size_t capacity = 1 << 16, length = 0;
+    char *text = malloc(capacity);
+    while (text != NULL) {
+        length += fread(text + length, 1, capacity - length - 1, file);
+        if (length < capacity - 1)
+            break;
+        capacity *= 2;
+        char *grown = realloc(text, capacity);
+        if (grown == NULL)
+            free(text);
+        text = grown;
+    }
+    bool failed = ferror(file);
+    fclose(file);
+    if (text == NULL)
+        out_of_memory();
+    if (failed) {
+        free(text);
+        return NULL;
+    }
+    text[length] = '\0';
+    return text;
+}
+
+static const cJSON *member(const cJSON *object, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(object, name);
+}
+
+cJSON *rd_load(const char *path, char *error, size_t error_size)
+{
+    char *text = read_text(path);
+    if (text == NULL) {
+        snprintf(error, error_size, "cannot read %s", path);
+        return NULL;
+    }
+    cJSON *report = rd_parse(text, path, error, error_size);
+    free(text);
+    return report;
+}
+
+cJSON *rd_parse(const char *text, const char *name, char *error, size_t error_size)
+{
+    cJSON *report = cJSON_Parse(text);
+    if (report == NULL) {
+        snprintf(error, error_size, "%s is not JSON", name);
+        return NULL;
+    }
+
+    const char *problem = NULL;
+    const cJSON *records = member(report, "records");
+    if (!cJSON_IsObject(report) || !cJSON_IsString(member(report, "lab")))
+        problem = "has no \"lab\"";
+    else if (!cJSON_IsArray(records))
+        problem = "has no \"records\" array";
+    const cJSON *record;
+    cJSON_ArrayForEach(record, records) {
+        if (problem == NULL && (!cJSON_IsString(member(record, "variant")) ||
+                                !cJSON_IsObject(member(record, "params"))))
+            problem = "has a record without \"variant\" or \"params\"";
+    }
+    if (problem != NULL) {
+        snprintf(error, error_size, "%s is not a memlab report: it %s", name, problem);
+        cJSON_Delete(report);
+        return NULL;
+    }
+    return report;
+}
+
+const char *rd_device_name(const cJSON *report)
+{
+    const cJSON *name = member(member(report, "device"), "name");
+    return cJSON_IsString(name) ? name->valuestring : NULL;
+}
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+static double number(const cJSON *item)
+{
+    if (cJSON_IsNumber(item))
+        return item->valuedouble;
+    if (cJSON_IsBool(item))
+        return cJSON_IsTrue(item) ? 1.0 : 0.0;
+    return NAN;
+}
+
+static bool is_one_of(const char *name, const char *const *names, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The metric keyed by Perfworks name, or whose alias is name; NULL if none. */
+static const cJSON *find_metric(const cJSON *record, const char *name, size_t name_length)
+{
+    const cJSON *metric;
+    cJSON_ArrayForEach(metric, member(record, "metrics")) {
+        const cJSON *alias = member(metric, "alias");
+        bool key_matches = metric->string != NULL && strlen(metric->string) == name_length &&
+                           strncmp(metric->string, name, name_length) == 0;
+        bool alias_matches = cJSON_IsString(alias) && strlen(alias->valuestring) == name_length &&
+                             strncmp(alias->valuestring, name, name_length) == 0;
+        if (key_matches || alias_matches)
+            return metric;
+    }
+    return NULL;
+}
+
+/* "gld_efficiency.measured": the metric's measured value. */
+static bool metric_value(const cJSON *record, const char *column, double *value)
+{
+    static const char *const suffixes[] = {".predicted", ".measured"};
+    size_t length = strlen(column);
+    for (size_t s = 0; s < 2; s++) {
+        size_t suffix_length = strlen(suffixes[s]);
+        if (length <= suffix_length || strcmp(column + length - suffix_length, suffixes[s]) != 0)
+            continue;
+        const cJSON *metric = find_metric(record, column, length - suffix_length);
+        *value = number(member(metric, suffixes[s] + 1));
+        return true;
+    }
+    return false;
+}
+
+/* A size parameter of the record, NAN if it has none of that name. */
+static double param_value(const cJSON *record, const char *name)
+{
+    return number(member(member(record, "params"), name));
+}
+
+double rd_value(const cJSON *record, const char *column)
+{
+    static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
+                                            "pct_of_flops_ceiling", "max_rel_error",
+                                            "mismatches", "correct"};
+    static const char *const timing[] = {"median_ms", "min_ms", "max_ms", "cv", "reps"};
+    static const char *const resources[] = {"registers_per_thread", "local_bytes_per_thread",
+                                            "spill_store_bytes", "spill_load_bytes",
+                                            "shared_bytes_per_block", "threads_per_block",
+                                            "blocks_per_sm", "occupancy_pct"};
+#define COUNT(array) (sizeof(array) / sizeof(array[0]))
+    if (is_one_of(column, top_level, COUNT(top_level)))
+        return number(member(record, column));
+    if (is_one_of(column, timing, COUNT(timing)))
+        return number(member(member(record, "timing"), column));
+    if (is_one_of(column, resources, COUNT(resources)))
+        return number(member(member(record, "resources"), column));
+#undef COUNT
+    double value;
+    if (metric_value(record, column, &value))
+        return value;
+    return param_value(record, column);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------------- */
+
+/* Each field after the first starts with its comma; nothing for a missing value. The format is
+ * ml_report_csv's, and the JSON keeps every double exactly, so the text comes out the same. */
+static void csv_number(FILE *stream, double value)
+{
+    fputc(',', stream);
+    if (!isnan(value))
+        fprintf(stream, "%.9g", value);
+}
+
+static void csv_quoted(FILE *stream, const char *text)
+{
+    fputs(",\"", stream);
+    for (const char *c = text; *c != '\0'; c++) {
+        if (*c == '"')
+            fputc('"', stream);
+        fputc(*c, stream);
+    }
+    fputc('"', stream);
+}
+
+/* Every metric alias of the report, each once, in first-seen order; returns how many. */
+static int collect_aliases(const cJSON *records, const char ***aliases)
+{
+    int total = 0;
+    const cJSON *record, *metric;
+    cJSON_ArrayForEach(record, records)
+        total += cJSON_GetArraySize(member(record, "metrics"));
+    *aliases = checked_calloc((size_t)total, sizeof **aliases);
+
+    int count = 0;
+    cJSON_ArrayForEach(record, records) {
+        cJSON_ArrayForEach(metric, member(record, "metrics")) {
+            const cJSON *alias = member(metric, "alias");
+            const char *name = cJSON_IsString(alias) ? alias->valuestring : metric->string;
+            bool seen = false;
+            for (int i = 0; i < count && !seen; i++)
+                seen = (strcmp((*aliases)[i], name) == 0);
+            if (!seen)
+                (*aliases)[count++] = name;
+        }
+    }
+    return count;
+}
+
+void rd_write_csv(const cJSON *report, FILE *stream)
+{
+    static const char *const fixed_columns[] = {
+        "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "flops",
+        "gflops", "pct_of_flops_ceiling", "correct", "max_rel_error", "registers_per_thread",
+        "local_bytes_per_thread", "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block",
+        "threads_per_block", "blocks_per_sm",
+        "occupancy_pct"};
+    const size_t fixed_count = sizeof fixed_columns / sizeof fixed_columns[0];
+    const char *lab = member(report, "lab")->valuestring;
+    const cJSON *records = member(report, "records");
+    const char *device = rd_device_name(report);
+    /* Every record has the lab's parameters, in the lab's order. */
+    const cJSON *params = member(cJSON_GetArrayItem(records, 0), "params");
+    const char **aliases;
+    int alias_count = collect_aliases(records, &aliases);
+    const cJSON *param, *record;
+
+    fputs("lab,variant", stream);
+    cJSON_ArrayForEach(param, params)
+        fprintf(stream, ",%s", param->string);
+    fputs(",device", stream);
+    for (size_t c = 0; c < fixed_count; c++)
+        fprintf(stream, ",%s", fixed_columns[c]);
+    for (int a = 0; a < alias_count; a++)
+        fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
+    fputc('\n', stream);
+
+    cJSON_ArrayForEach(record, records) {
+        fprintf(stream, "%s,%s", lab, member(record, "variant")->valuestring);
+        cJSON_ArrayForEach(param, params)
+            fprintf(stream, ",%lld", (long long)param_value(record, param->string));
+        csv_quoted(stream, device != NULL ? device : "");
+        for (size_t c = 0; c < fixed_count; c++)
+            csv_number(stream, rd_value(record, fixed_columns[c]));
+        for (int a = 0; a < alias_count; a++) {
+            const cJSON *metric = find_metric(record, aliases[a], strlen(aliases[a]));
+            csv_number(stream, number(member(metric, "predicted")));
+            csv_number(stream, number(member(metric, "measured")));
+        }
+        fputc('\n', stream);
+    }
+    free(aliases);
+}
+
+/* ---- selecting records ----------------------------------------------------------------------- */
+
+typedef struct {
+    const cJSON *record;
+    int report;             /* index into the reports */
+    int order;              /* position among all records, to keep sorts stable */
+    int variant;            /* index into the query's variants (bars) */
+    double x;
+} row;
+
+static bool lab_matches(const cJSON *report, const rd_query *query)
+{
+    return query->lab == NULL || strcmp(member(report, "lab")->valuestring, query->lab) == 0;
+}
+
+/* Index of the record's variant among the query's, or -1; 0 when the query names none. */
+static int variant_index(const cJSON *record, const rd_query *query)
+{
+    if (query->variant_count == 0)
+        return 0;
+    const char *variant = member(record, "variant")->valuestring;
+    for (int v = 0; v < query->variant_count; v++)
+        if (strcmp(variant, query->variant[v]) == 0)
+            return v;
+    return -1;
+}
+
+static bool is_max(const char *value)
+{
+    return strcmp(value, "max") == 0;
+}
+
+/* Whether the record passes the where clauses; the "max" ones compare with maximum[w]. */
+static bool where_matches(const cJSON *record, const rd_query *query, const double *maximum,
+                          bool with_max)
+{
+    for (int w = 0; w < query->where_count; w++) {
+        double value = rd_value(record, query->where_param[w]);
+        if (is_max(query->where_value[w])) {
+            if (with_max && value != maximum[w])
+                return false;
+        } else if (value != strtod(query->where_value[w], NULL)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Every record of the reports that the query selects, in report order; returns how many. */
+static int select_records(const cJSON *const *reports, int report_count, const rd_query *query,
+                          row **rows)
+{
+    int total = 0;
+    for (int r = 0; r < report_count; r++)
+        total += cJSON_GetArraySize(member(reports[r], "records"));
+    *rows = checked_calloc((size_t)total, sizeof **rows);
+
+    /* The "max" clauses first need the largest values among the records the others keep. */
+    double maximum[RD_MAX_WHERE];
+    for (int w = 0; w < RD_MAX_WHERE; w++)
+        maximum[w] = -INFINITY;
+    for (int pass = 0; pass < 2; pass++) {
+        int count = 0, order = 0;
+        for (int r = 0; r < report_count; r++) {
+            if (!lab_matches(reports[r], query))
+                continue;
+            const cJSON *record;
+            cJSON_ArrayForEach(record, member(reports[r], "records")) {
+                order++;
+                int variant = variant_index(record, query);
+                if (variant < 0 || !where_matches(record, query, maximum, pass == 1))
+                    continue;
+                if (pass == 0) {
+                    for (int w = 0; w < query->where_count; w++) {
+                        double value = rd_value(record, query->where_param[w]);
+                        if (is_max(query->where_value[w]) && value > maximum[w])
+                            maximum[w] = value;
+                    }
+                    continue;
+                }
+                (*rows)[count] = (row){record, r, order, variant, NAN};
+                count++;
+            }
+        }
+        if (pass == 1)
+            return count;
+    }
+    return 0;
+}
+
+/* ---- writing columns ------------------------------------------------------------------------- */
+
+static void write_value(FILE *stream, double value)
+{
+    if (isnan(value) || isinf(value))
+        fputs(" NaN", stream);
+    else
+        fprintf(stream, " %.9g", value);
+}
+
+static void write_columns(FILE *stream, const cJSON *record, const rd_query *query,
+                          bool has_data[RD_MAX_COLUMNS])
+{
+    for (int c = 0; c < query->column_count; c++) {
+        double value = rd_value(record, query->column[c]);
+        write_value(stream, value);
+        if (isfinite(value))
+            has_data[c] = true;
+    }
+    fputc('\n', stream);
+}
+
+static void write_header(FILE *stream, const char *first, const rd_query *query)
+{
+    fputs(first, stream);
+    for (int c = 0; c < query->column_count; c++)
+        fprintf(stream, " %s", query->column[c]);
+    fputc('\n', stream);
+}
+
+/* Whether series row a goes before b: by x. */
+static bool before_by_x(const row *a, const row *b, const void *context)
+{
+    (void)context;
+    return a->x < b->x || (a->x == b->x && a->order < b->order);
+}
+
+/* A plot has tens of rows: an insertion sort, with the context qsort lacks. */
+static void sort_rows(row *rows, int count, bool (*before)(const row *, const row *, const void *),
+                      const void *context)
+{
+    for (int i = 1; i < count; i++) {
+        row moving = rows[i];
+        int k = i;
+        while (k > 0 && before(&moving, &rows[k - 1], context)) {
+            rows[k] = rows[k - 1];
+            k--;
+        }
+        rows[k] = moving;
+    }
+}
+
+int rd_write_series(const cJSON *const *reports, int report_count, const rd_query *query,
+                    FILE *stream, bool has_data[RD_MAX_COLUMNS])
+{
+    for (int c = 0; c < RD_MAX_COLUMNS; c++)
+        has_data[c] = false;
+    row *selected;
+    int selected_count = select_records(reports, report_count, query, &selected);
+
+    /* Reports in decreasing number of selected records: the first to have an x keeps it. */
+    int *records_in = checked_calloc((size_t)report_count, sizeof *records_in);
+    for (int i = 0; i < selected_count; i++)
+        records_in[selected[i].report]++;
+    row *rows = checked_calloc((size_t)selected_count, sizeof *rows);
+    int row_count = 0;
+    for (int most = selected_count; most > 0; most--) {
+        for (int i = 0; i < selected_count; i++) {
+            if (records_in[selected[i].report] != most)
+                continue;
+            double x = rd_value(selected[i].record, query->x);
+            bool taken = isnan(x);
+            for (int k = 0; k < row_count && !taken; k++)
+                taken = (rows[k].x == x);
+            if (taken)
+                continue;
+            rows[row_count] = selected[i];
+            rows[row_count].x = x;
+            row_count++;
+        }
+    }
+    sort_rows(rows, row_count, before_by_x, NULL);
+
+    write_header(stream, query->x, query);
+    for (int i = 0; i < row_count; i++) {
+        fprintf(stream, "%.9g", rows[i].x);
+        write_columns(stream, rows[i].record, query, has_data);
+    }
+    free(rows);
+    free(records_in);
+    free(selected);
+    return row_count;
+}
+
+/* ---- bars ------------------------------------------------------------------------------------ */
+
+/* The parameters that differ between the rows of a bar chart: they name and order the bars. */
+typedef struct {
+    const cJSON *params;    /* the first row's params object */
+    bool *differs;          /* one per parameter, in that order */
+} bar_params;
+
+/* Whether bar a goes before b: by the parameters that differ, then by variant. */
+static bool before_by_params(const row *a, const row *b, const void *context)
+{
+    const bar_params *bars = context;
+    const cJSON *param;
+    int p = 0;
+    cJSON_ArrayForEach(param, bars->params) {
+        if (bars->differs[p]) {
+            double left = param_value(a->record, param->string);
+            double right = param_value(b->record, param->string);
+            if (left != right)
+                return left < right;
+        }
+        p++;
+    }
+    if (a->variant != b->variant)
+        return a->variant < b->variant;
+    return a->order < b->order;
+}
+
+/* Whether two records have the same sizes. */
+static bool same_params(const cJSON *a, const cJSON *b)
+{
+    const cJSON *param;
+    cJSON_ArrayForEach(param, member(a, "params"))
+        if (param_value(b, param->string) != param->valuedouble)
+            return false;
+    return true;
+}
+
+/* The query's variants, or when it names none, every variant of the selected records in
+ * first-seen order: fills query->variant and renumbers rows[].variant. */
+static void name_variants(rd_query *query, row *rows, int row_count)
+{
+    if (query->variant_count > 0)
+        return;
+    for (int i = 0; i < row_count; i++) {
+        const char *variant = member(rows[i].record, "variant")->valuestring;
+        int v = 0;
+        while (v < query->variant_count && strcmp(query->variant[v], variant) != 0)
+            v++;
+        if (v == query->variant_count) {
+            if (v == RD_MAX_VARIANTS) {
+                rows[i].variant = -1;
+                continue;
+            }
+            query->variant[v] = variant;
+            query->variant_count++;
+        }
+        rows[i].variant = v;
+    }
+}
+
+int rd_write_bars(const cJSON *const *reports, int report_count, const rd_query *query_in,
+                  FILE *stream, bool has_data[RD_MAX_COLUMNS])
+{
+    for (int c = 0; c < RD_MAX_COLUMNS; c++)
+        has_data[c] = false;
+    rd_query query = *query_in;
+    row *selected;
+    int selected_count = select_records(reports, report_count, &query, &selected);
+    name_variants(&query, selected, selected_count);
+
+    /* records[r][v]: selected records of variant v in report r. */
+    int variant_count = query.variant_count;
+    int *records = checked_calloc((size_t)report_count * (size_t)variant_count, sizeof *records);
+    for (int i = 0; i < selected_count; i++)
+        if (selected[i].variant >= 0)
+            records[selected[i].report * variant_count + selected[i].variant]++;
+    /* A variant's bars come from the reports holding the fewest of its records: single runs
+     * rather than a sweep, which is a line plot's business. */
+    int *fewest = checked_calloc((size_t)variant_count, sizeof *fewest);
+    for (int r = 0; r < report_count; r++)
+        for (int v = 0; v < variant_count; v++) {
+            int count = records[r * variant_count + v];
+            if (count > 0 && (fewest[v] == 0 || count < fewest[v]))
+                fewest[v] = count;
+        }
+    row *rows = checked_calloc((size_t)selected_count, sizeof *rows);
+    int row_count = 0;
+    for (int i = 0; i < selected_count; i++) {
+        int v = selected[i].variant;
+        if (v < 0 || records[selected[i].report * variant_count + v] != fewest[v])
+            continue;
+        bool repeated = false;      /* the same variant and sizes in an earlier run */
+        for (int k = 0; k < row_count && !repeated; k++)
+            repeated = rows[k].variant == v && same_params(rows[k].record, selected[i].record);
+        if (!repeated)
+            rows[row_count++] = selected[i];
+    }
+
+    /* The parameters that differ between rows name the bars, and order them. */
+    const cJSON *params = row_count > 0 ? member(rows[0].record, "params") : NULL;
+    bar_params bars = {params, checked_calloc((size_t)cJSON_GetArraySize(params), sizeof(bool))};
+    const cJSON *param;
+    int p = 0;
+    cJSON_ArrayForEach(param, params) {
+        for (int i = 1; i < row_count; i++)
+            if (param_value(rows[i].record, param->string) != param->valuedouble)
+                bars.differs[p] = true;
+        p++;
+    }
+    sort_rows(rows, row_count, before_by_params, &bars);
+
+    write_header(stream, "label", &query);
+    for (int i = 0; i < row_count; i++) {
+        fprintf(stream, "\"%s", member(rows[i].record, "variant")->valuestring);
+        p = 0;
+        cJSON_ArrayForEach(param, params) {
+            if (bars.differs[p++])
+                fprintf(stream, " %s=%.9g", param->string,
+                        param_value(rows[i].record, param->string));
+        }
+        fputc('"', stream);
+        write_columns(stream, rows[i].record, &query, has_data);
+    }
+    free(bars.differs);
+    free(rows);
+    free(fewest);
+    free(records);
+    free(selected);
+    return row_count;
+}

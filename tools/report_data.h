@@ -1,0 +1,74 @@
+/* report_data.h: reading the JSON reports that lab programs write (common/report.c), for
+ * ./memlab demo (the CSV beside each JSON) and ./memlab plot (columns for gnuplot). A demo keeps
+ * only the JSON of each run; everything here is derived from it, on any machine, without a GPU.
+ */
+#ifndef MEMLAB_REPORT_DATA_H
+#define MEMLAB_REPORT_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cjson/cJSON.h>
+
+#define RD_MAX_COLUMNS 16
+#define RD_MAX_VARIANTS 16
+#define RD_MAX_WHERE 8
+
+/* Reads and checks one report: an object with a "lab" string and a "records" array whose
+ * records have a "variant" string and a "params" object. Returns NULL, with a one-line reason
+ * in error, when the file cannot be read or is not such a report. */
+cJSON *rd_load(const char *path, char *error, size_t error_size);
+
+/* The same for a report already in memory; name says which in error. */
+cJSON *rd_parse(const char *text, const char *name, char *error, size_t error_size);
+
+/* The CSV the lab program writes with --format csv (ml_report_csv), byte for byte. */
+void rd_write_csv(const cJSON *report, FILE *stream);
+
+/* The GPU's name, or NULL for a --model run. */
+const char *rd_device_name(const cJSON *report);
+
+/* One value of a record by column name, NAN when the record has none:
+ *   a top-level number: bytes, gbps, pct_of_ceiling, flops, gflops, pct_of_flops_ceiling,
+ *     max_rel_error, mismatches; correct (1 or 0);
+ *   timing: median_ms, min_ms, max_ms, cv, reps;
+ *   resources: registers_per_thread, local_bytes_per_thread, shared_bytes_per_block,
+ *     threads_per_block, blocks_per_sm, occupancy_pct;
+ *   METRIC.predicted, METRIC.measured: METRIC is an alias (gld_efficiency) or a Perfworks name;
+ *   anything else: the size parameter of that name. */
+double rd_value(const cJSON *record, const char *column);
+
+/* Which records a plot takes, and which of their values. A where clause keeps the records whose
+ * parameter equals a number, or, with "max", the largest value of that parameter among the
+ * records the other clauses keep. */
+typedef struct {
+    const char *lab;                /* NULL: any lab */
+    const char *variant[RD_MAX_VARIANTS];
+    int variant_count;              /* series: exactly 1; bars: 0 means every variant */
+    const char *x;                  /* series: the parameter along the x axis */
+    const char *column[RD_MAX_COLUMNS];
+    int column_count;
+    const char *where_param[RD_MAX_WHERE];
+    const char *where_value[RD_MAX_WHERE];
+    int where_count;
+} rd_query;
+
+/* Columns for a line plot of one variant, separated by spaces: a header line (the x parameter,
+ * then the columns), then one row per x value in increasing order, NaN for a missing value.
+ * Records come from every report; where two reports have a record at the same x, the report
+ * with more records of the variant wins (a sweep over a single point). has_data[c] tells whether
+ * column c got any value. Returns the number of rows. */
+int rd_write_series(const cJSON *const *reports, int report_count, const rd_query *query,
+                    FILE *stream, bool has_data[RD_MAX_COLUMNS]);
+
+/* Columns for a bar chart: a header line ("label", then the columns), then one row per record,
+ * labelled in double quotes with its variant and the parameters that differ between rows
+ * ("aos fields=1"), ordered by those parameters and then by variant. A variant's records come
+ * from the reports holding the fewest of them (single runs rather than a sweep, which is a line
+ * plot's business); a record with the same variant and sizes as an earlier one is left out.
+ * has_data as for rd_write_series. Returns the number of rows. */
+int rd_write_bars(const cJSON *const *reports, int report_count, const rd_query *query,
+                  FILE *stream, bool has_data[RD_MAX_COLUMNS]);
+
+#endif

@@ -1,0 +1,293 @@
+/* results.c: a grading run's outcome for Gradescope, PrairieLearn or people (see results.h). */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "results.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "text.h"
+
+/* PrairieLearn refuses results over 1 MB: long compiler output and case output are cut. */
+#define MAX_BUILD_OUTPUT 65536
+#define MAX_CASE_OUTPUT 16384
+
+static int passed(const grade_result *result, const case_result *one)
+{
+    return result->compiled && one->ran && one->status == CASE_PASSED;
+}
+
+double grade_score(const grade_result *result)
+{
+    double score = 0;
+    for (int i = 0; i < result->case_count; i++)
+        if (passed(result, &result->cases[i]))
+            score += result->cases[i].rubric_case->points;
+    return score;
+}
+
+double grade_max_score(const grade_result *result)
+{
+    double total = 0;
+    for (int i = 0; i < result->case_count; i++)
+        total += result->cases[i].rubric_case->points;
+    return total;
+}
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "memlab_grade: out of host memory\n");
+    exit(2);
+}
+
+/* A copy of text cut at `limit` bytes, with a note that it was cut. */
+static char *cut(const char *text_in, size_t limit)
+{
+    size_t length = strlen(text_in);
+    if (length <= limit) {
+        char *copy = strdup(text_in);
+        if (copy == NULL)
+            out_of_memory();
+        return copy;
+    }
+    text_buffer buffer = {0};
+    text_append(&buffer, "%.*s\n[... %zu more bytes cut]\n", (int)limit, text_in, length - limit);
+    return text_take(&buffer);
+}
+
+static const char *status_name(const grade_result *result, const case_result *one)
+{
+    if (passed(result, one))
+        return "PASS";
+    if (result->compiled && (!one->ran || one->status == CASE_NOT_GRADED))
+        return "NOT GRADED";
+    return "FAIL";
+}
+
+/* What a case says: its checks' lines, or why it did not run. */
+static char *case_output(const grade_result *result, const case_result *one)
+{
+    text_buffer buffer = {0};
+    if (!result->compiled)
+        text_append(&buffer, "not run: the submission did not compile\n");
+    else if (!one->ran)
+        text_append(&buffer, "not graded: %s\n", result->reason);
+    else
+        text_append(&buffer, "%s", one->output != NULL ? one->output : "");
+    char *whole = text_take(&buffer);
+    char *cut_output = cut(whole, MAX_CASE_OUTPUT);
+    free(whole);
+    return cut_output;
+}
+
+/* The summary every format starts with. */
+static void summary(const grade_result *result, text_buffer *buffer)
+{
+    int failed = 0, not_graded = 0;
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *one = &result->cases[i];
+        if (passed(result, one))
+            continue;
+        if (result->compiled && (!one->ran || one->status == CASE_NOT_GRADED))
+            not_graded++;
+        else
+            failed++;
+    }
+    text_append(buffer, "memlab grade: lab %s, submission %s\n", result->lab, result->submission);
+    text_append(buffer, "score: %g / %g (%d of %d cases passed", grade_score(result),
+                grade_max_score(result), result->case_count - failed - not_graded,
+                result->case_count);
+    if (failed > 0)
+        text_append(buffer, ", %d failed", failed);
+    if (not_graded > 0)
+        text_append(buffer, ", %d not graded", not_graded);
+    text_append(buffer, ")\n");
+    if (!result->compiled) {
+        char *messages = cut(result->build_output != NULL ? result->build_output : "",
+                             MAX_BUILD_OUTPUT);
+        text_append(buffer, "\nThe submission did not compile, so no case ran: score 0. The "
+                            "compiler said (the submission was built as %s):\n%s",
+                    result->built_as != NULL ? result->built_as : "the lab source", messages);
+        free(messages);
+    } else if (!result->gradable) {
+        text_append(buffer, "\nNOT GRADED: %s\nNo points are given for a case that could not "
+                            "be graded here; the submission needs a grading host that can "
+                            "(tell your instructor).\n", result->reason);
+    }
+}
+
+/* ---- JSON ------------------------------------------------------------------------------------ */
+
+static cJSON *checked(cJSON *item)
+{
+    if (item == NULL)
+        out_of_memory();
+    return item;
+}
+
+static void add_string(cJSON *object, const char *name, const char *value)
+{
+    checked(cJSON_AddStringToObject(object, name, value));
+}
+
+static void add_number(cJSON *object, const char *name, double value)
+{
+    checked(cJSON_AddNumberToObject(object, name, value));
+}
+
+static char *print(cJSON *root)
+{
+    char *printed = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (printed == NULL)
+        out_of_memory();
+    /* cJSON_Print's memory comes from cJSON's allocator; hand back plain malloc'd memory. */
+    char *copy = strdup(printed);
+    cJSON_free(printed);
+    if (copy == NULL)
+        out_of_memory();
+    return copy;
+}
+
+char *results_gradescope(const grade_result *result)
+{
+    cJSON *root = checked(cJSON_CreateObject());
+    add_number(root, "score", grade_score(result));
+    add_number(root, "max_score", grade_max_score(result));
+    add_number(root, "execution_time", (double)(long)(result->execution_time_s + 0.5));
+    text_buffer buffer = {0};
+    summary(result, &buffer);
+    char *summary_text = text_take(&buffer);
+    add_string(root, "output", summary_text);
+    free(summary_text);
+    /* Plain text: compiler messages hold '<' and '>', which the default format reads as HTML. */
+    add_string(root, "output_format", "text");
+    add_string(root, "test_output_format", "text");
+
+    cJSON *tests = checked(cJSON_AddArrayToObject(root, "tests"));
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *one = &result->cases[i];
+        cJSON *test = checked(cJSON_CreateObject());
+        cJSON_AddItemToArray(tests, test);
+        add_string(test, "name", one->rubric_case->name);
+        add_number(test, "score", passed(result, one) ? one->rubric_case->points : 0.0);
+        add_number(test, "max_score", one->rubric_case->points);
+        add_string(test, "status", passed(result, one) ? "passed" : "failed");
+        char *output = case_output(result, one);
+        add_string(test, "output", output);
+        free(output);
+        add_string(test, "visibility", one->rubric_case->visibility);
+    }
+    return print(root);
+}
+
+/* The first line of a case's output that is not "ok": what a student reads first. */
+static char *first_problem(const char *output)
+{
+    const char *line = output;
+    while (*line != '\0') {
+        const char *end = strchr(line, '\n');
+        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, "ok ", 3) != 0 && length > 0) {
+            text_buffer buffer = {0};
+            text_append(&buffer, "%.*s", (int)length, line);
+            return text_take(&buffer);
+        }
+        line += length + (end != NULL);
+    }
+    char *none = strdup("every check passed");
+    if (none == NULL)
+        out_of_memory();
+    return none;
+}
+
+char *results_prairielearn(const grade_result *result)
+{
+    cJSON *root = checked(cJSON_CreateObject());
+    int gradable = result->compiled && result->gradable;
+    checked(cJSON_AddBoolToObject(root, "gradable", gradable));
+    double max_score = grade_max_score(result);
+    if (gradable)
+        add_number(root, "score", max_score > 0 ? grade_score(result) / max_score : 0.0);
+
+    text_buffer buffer = {0};
+    if (!result->compiled)
+        text_append(&buffer, "The submission did not compile.");
+    else if (!result->gradable)
+        text_append(&buffer, "Not graded: %s", result->reason);
+    else
+        text_append(&buffer, "Score: %g / %g.", grade_score(result), max_score);
+    int hidden = 0;
+    for (int i = 0; i < result->case_count; i++)
+        hidden += strcmp(result->cases[i].rubric_case->visibility, "visible") != 0;
+    if (hidden > 0 && gradable)
+        text_append(&buffer, " %d hidden case%s counted in the score.", hidden,
+                    hidden == 1 ? " is" : "s are");
+    char *message = text_take(&buffer);
+    add_string(root, "message", message);
+    free(message);
+
+    summary(result, &buffer);
+    char *summary_text = text_take(&buffer);
+    add_string(root, "output", summary_text);
+    free(summary_text);
+
+    if (!result->compiled) {
+        cJSON *errors = checked(cJSON_AddArrayToObject(root, "format_errors"));
+        char *messages = cut(result->build_output != NULL ? result->build_output : "",
+                             MAX_BUILD_OUTPUT);
+        cJSON_AddItemToArray(errors, checked(cJSON_CreateString(messages)));
+        free(messages);
+    }
+
+    /* PrairieLearn shows every test it is given: only the visible cases are listed. */
+    cJSON *tests = checked(cJSON_AddArrayToObject(root, "tests"));
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *one = &result->cases[i];
+        if (strcmp(one->rubric_case->visibility, "visible") != 0)
+            continue;
+        cJSON *test = checked(cJSON_CreateObject());
+        cJSON_AddItemToArray(tests, test);
+        add_string(test, "name", one->rubric_case->name);
+        add_string(test, "description", one->rubric_case->arguments);
+        add_number(test, "points", passed(result, one) ? one->rubric_case->points : 0.0);
+        add_number(test, "max_points", one->rubric_case->points);
+        char *output = case_output(result, one);
+        char *problem = passed(result, one) ? strdup("passed") : first_problem(output);
+        if (problem == NULL)
+            out_of_memory();
+        add_string(test, "message", problem);
+        add_string(test, "output", output);
+        free(problem);
+        free(output);
+    }
+    return print(root);
+}
+
+char *results_text(const grade_result *result)
+{
+    text_buffer buffer = {0};
+    summary(result, &buffer);
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *one = &result->cases[i];
+        text_append(&buffer, "\ncase %s: %s, %g / %g points", one->rubric_case->name,
+                    status_name(result, one),
+                    passed(result, one) ? one->rubric_case->points : 0.0,
+                    one->rubric_case->points);
+        if (strcmp(one->rubric_case->visibility, "visible") != 0)
+            text_append(&buffer, " (%s)", one->rubric_case->visibility);
+        text_append(&buffer, "\n    arguments: %s\n", one->rubric_case->arguments);
+        char *output = case_output(result, one);
+        /* Each line of the case's output, indented under its case. */
+        for (char *line = output; *line != '\0';) {
+            char *end = strchr(line, '\n');
+            size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+            text_append(&buffer, "    %.*s\n", (int)length, line);
+            line += length + (end != NULL);
+        }
+        free(output);
+    }
+    return text_take(&buffer);
+}

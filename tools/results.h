@@ -1,0 +1,48 @@
+/* results.h: a grading run's outcome, written for Gradescope, PrairieLearn or people.
+ *
+ * Gradescope (results.json of its autograder): score, max_score, execution_time, output,
+ * tests[] of {name, score, max_score, status "passed"|"failed", output, visibility}.
+ * PrairieLearn (results.json of its external grader): gradable, score in [0, 1], message,
+ * output, tests[] of {name, description, points, max_points, message, output}; a submission
+ * that did not compile, or that this host could not grade, is "gradable": false with the reason
+ * (format_errors holds the compiler's messages).
+ * Text: a summary line, then one block per case:  case NAME: PASS|FAIL|NOT GRADED, S / P points
+ *
+ * Points come only from cases that ran and passed: a case that did not run or could not be
+ * graded scores 0.
+ */
+#ifndef MEMLAB_RESULTS_H
+#define MEMLAB_RESULTS_H
+
+#include "evaluate.h"
+#include "rubric.h"
+
+typedef struct {
+    const grading_case *rubric_case;
+    case_status status;
+    int ran;                    /* 0: not run (compile error, or grading stopped before it) */
+    char *output;               /* what evaluate_case wrote, or why it did not run */
+} case_result;
+
+typedef struct {
+    const char *lab;
+    const char *submission;     /* the submitted file's name */
+    const char *built_as;       /* where the submission was put in the scratch tree */
+    int compiled;               /* 0: the build failed; build_output holds the messages */
+    char *build_output;
+    int gradable;               /* 0: this host could not grade it; reason says why */
+    char reason[1024];
+    double execution_time_s;
+    case_result *cases;
+    int case_count;
+} grade_result;
+
+double grade_score(const grade_result *result);
+double grade_max_score(const grade_result *result);
+
+/* Each returns a malloc'd, NUL-terminated document (JSON for the first two). */
+char *results_gradescope(const grade_result *result);
+char *results_prairielearn(const grade_result *result);
+char *results_text(const grade_result *result);
+
+#endif

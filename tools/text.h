@@ -1,0 +1,22 @@
+/* text.h: a growable string for the grader's messages. */
+#ifndef MEMLAB_TEXT_H
+#define MEMLAB_TEXT_H
+
+#include <stddef.h>
+
+typedef struct {
+    char *data;                 /* always NUL-terminated once something was appended */
+    size_t length;
+    size_t capacity;
+} text_buffer;
+
+/* printf onto the end; exits with a message when the host is out of memory. */
+void text_append(text_buffer *buffer, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The string ("" when empty); the caller owns it and the buffer is reset. */
+char *text_take(text_buffer *buffer);
+
+void text_free(text_buffer *buffer);
+
+#endif
