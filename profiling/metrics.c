@@ -253,9 +253,10 @@ static const prof_metric metric_table[] = {
         .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_local_op_ld.pct",
         .unit = "%",
         .group = "local",
-        .meaning = "bytes local loads used per 32-byte sector moved, as % of 32 (100 when all "
-                   "lanes read the same word; nvprof had no such metric); instrumented, it "
-                   "needs its own pass",
+        .meaning = "bytes local loads used per 32-byte sector moved, as % of 32, the bytes "
+                   "counted by the address each thread sees, not by where the interleaved copies "
+                   "lie: all lanes reading their own copy of one word give 3.125, though no byte "
+                   "is wasted; instrumented, it needs its own pass",
     },
     {
         .alias = "local_store_efficiency",
@@ -263,9 +264,9 @@ static const prof_metric metric_table[] = {
         .perfworks = "smsp__sass_average_data_bytes_per_sector_mem_local_op_st.pct",
         .unit = "%",
         .group = "local",
-        .meaning = "bytes local stores wrote per 32-byte sector moved, as % of 32 (100 when all "
-                   "lanes write the same word; nvprof had no such metric); instrumented, it "
-                   "needs its own pass",
+        .meaning = "bytes local stores wrote per 32-byte sector moved, as % of 32, the bytes "
+                   "counted by the address each thread sees, not by where the interleaved copies "
+                   "lie (see local_load_efficiency); instrumented, it needs its own pass",
     },
 
     /* ---- device memory ---- */
