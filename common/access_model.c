@@ -165,3 +165,11 @@ void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one)
     total->wavefronts += one.wavefronts;
     total->bank_conflicts += one.bank_conflicts;
 }
+
+void ml_global_totals_add(ml_global_totals *totals, const ml_warp_access *access, double repeat)
+{
+    ml_global_cost cost = ml_model_global(access);
+    totals->requests += repeat * cost.requests;
+    totals->sectors += repeat * cost.sectors;
+    totals->used_bytes += repeat * cost.used_bytes;
+}

@@ -70,6 +70,15 @@ ml_shared_cost ml_model_shared(const ml_warp_access *access);
  * could exceed 100%). 0 when no sector was moved. */
 double ml_global_efficiency_pct(ml_global_cost cost);
 
+/* Global/local counter totals over a launch, in doubles: a large launch has billions of
+ * sectors, more than the 32-bit counts of one warp's cost can hold. */
+typedef struct {
+    double requests, sectors, used_bytes;
+} ml_global_totals;
+
+/* Adds repeat warps with this access's cost to the totals. */
+void ml_global_totals_add(ml_global_totals *totals, const ml_warp_access *access, double repeat);
+
 /* Sums over many warps. */
 void ml_global_cost_add(ml_global_cost *total, ml_global_cost one);
 void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one);

@@ -255,22 +255,6 @@ static void launch_smem_spill(const ml_problem *problem)
 
 /* ---- predictions ---------------------------------------------------------------------------- */
 
-/* Counter totals over a launch, in doubles: a large launch has billions of sectors. */
-/* used_bytes counts bytes by the address each thread sees (word * 4), as the efficiency
- * counter does: measured on an H200, all 32 lanes reading the same word gave 3.125% (4 bytes
- * of the 4 sectors the interleaved copies fill), not 100%. */
-typedef struct {
-    double requests, sectors, used_bytes;
-} access_totals;
-
-static void add_warp(access_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += repeat * cost.requests;
-    totals->sectors += repeat * cost.sectors;
-    totals->used_bytes += repeat * cost.used_bytes;
-}
-
 /* Where word `word` of a lane's local memory lies, in bytes past its warp's base: the lanes'
  * copies of one word are consecutive (CUDA C++ Programming Guide, "Local Memory"). */
 static uint64_t local_address(unsigned word, unsigned lane)
@@ -281,17 +265,20 @@ static uint64_t local_address(unsigned word, unsigned lane)
 /* The dynamic_index table traffic of one warp whose active lanes are `lanes`. The 16-byte
  * stores of words w..w+3 touch the same sectors as four 4-byte stores would, so the stores are
  * modelled word by word (their request count is not predicted). Each k is one load. */
-static void add_table_warp(access_totals *loads, access_totals *stores, uint32_t lanes,
+static void add_table_warp(ml_global_totals *loads, ml_global_totals *stores, uint32_t lanes,
                            unsigned lane_stride, double repeat)
 {
     ml_warp_access access;
     for (unsigned word = 0; word < TABLE_LENGTH; word++) {
         ml_warp_access_strided(&access, local_address(word, 0), sizeof(float), sizeof(float),
                                lanes);
-        add_warp(stores, &access, repeat);
+        ml_global_totals_add(stores, &access, repeat);
     }
     access.active_mask = lanes;
     access.width_bytes = sizeof(float);
+    /* The loads' used_bytes count bytes by the address each thread sees (word * 4), as the
+     * efficiency counter does: measured on an H200, all 32 lanes reading the same word gave
+     * 3.125% (4 bytes of the 4 sectors the interleaved copies fill), not 100%. */
     ml_warp_access seen_by_threads = access;
     for (unsigned k = 0; k < TABLE_LENGTH; k++) {
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
@@ -323,7 +310,7 @@ static void predict_dynamic_index(const long long *param, ml_prediction *predict
     unsigned lane_stride = (unsigned)param[PARAM_LANE_STRIDE];
     uint64_t full_warps = n / ML_WARP_SIZE;
     unsigned tail_lanes = (unsigned)(n % ML_WARP_SIZE);
-    access_totals loads = {0}, stores = {0};
+    ml_global_totals loads = {0}, stores = {0};
     if (full_warps > 0)
         add_table_warp(&loads, &stores, ML_ALL_LANES, lane_stride, (double)full_warps);
     if (tail_lanes > 0)

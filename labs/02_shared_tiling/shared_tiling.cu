@@ -330,21 +330,11 @@ static void launch_cublas(const ml_problem *problem)
  * included: what the warps' addresses touch, whatever the caches then do. So it is predicted by
  * running the access model over every warp's load instructions, as the kernels issue them. */
 
-typedef struct {
-    double requests, sectors;
-} load_totals;
-
-static void add_global(load_totals *totals, const ml_warp_access *access)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += cost.requests;
-    totals->sectors += cost.sectors;
-}
-
-static void add_scaled(load_totals *totals, const load_totals *one, double repeat)
+static void add_scaled(ml_global_totals *totals, const ml_global_totals *one, double repeat)
 {
     totals->requests += repeat * one->requests;
     totals->sectors += repeat * one->sectors;
+    totals->used_bytes += repeat * one->used_bytes;
 }
 
 /* A matrix read tile by tile: tile (i, j) holds rows i * tile_rows .. and columns
@@ -355,7 +345,7 @@ struct tile_reads {
     long long rows, cols;
     long long tile_rows, tile_cols;
     double readers;
-    void (*model_tile)(const tile_reads *reads, long long i, long long j, load_totals *totals);
+    void (*model_tile)(const tile_reads *reads, long long i, long long j, ml_global_totals *totals);
     int tile_width;             /* tiled: threads per side of the block */
 };
 
@@ -380,7 +370,7 @@ static double members(long long count, long long first, long long period)
 /* Sums the cost of every tile load of the launch. The tiles short of the last row and column of
  * tiles lie inside the matrix: they are modelled once per residue class; the last row and column
  * (which may stick out of the matrix) the same way, along their length. */
-static void add_tile_reads(const tile_reads *reads, load_totals *totals)
+static void add_tile_reads(const tile_reads *reads, ml_global_totals *totals)
 {
     long long tiles_i = ceil_div(reads->rows, reads->tile_rows);
     long long tiles_j = ceil_div(reads->cols, reads->tile_cols);
@@ -395,7 +385,7 @@ static void add_tile_reads(const tile_reads *reads, load_totals *totals)
             long long j = cj < period_j ? cj : tiles_j - 1;
             if (count_j == 0)
                 continue;
-            load_totals one = {0, 0};
+            ml_global_totals one = {0};
             reads->model_tile(reads, i, j, &one);
             add_scaled(totals, &one, count_i * count_j * reads->readers);
         }
@@ -404,16 +394,16 @@ static void add_tile_reads(const tile_reads *reads, load_totals *totals)
 
 /* naive, M: at each step of its loop a warp's lanes all read one element of M (the warp lies in
  * one row of P): one sector, whichever lanes are active. A "tile" is that one element. */
-static void model_naive_m(const tile_reads *reads, long long i, long long j, load_totals *totals)
+static void model_naive_m(const tile_reads *reads, long long i, long long j, ml_global_totals *totals)
 {
     ml_warp_access access;
     ml_warp_access_strided(&access, (uint64_t)(i * reads->cols + j) * sizeof(float), 0,
                            sizeof(float), ML_ALL_LANES);
-    add_global(totals, &access);
+    ml_global_totals_add(totals, &access, 1.0);
 }
 
 /* naive, N: a warp reads 32 consecutive elements of row i of N, columns 32j .., those < n. */
-static void model_naive_n(const tile_reads *reads, long long i, long long j, load_totals *totals)
+static void model_naive_n(const tile_reads *reads, long long i, long long j, ml_global_totals *totals)
 {
     ml_warp_access access;
     long long first = j * NAIVE_BLOCK_WIDTH;
@@ -421,7 +411,7 @@ static void model_naive_n(const tile_reads *reads, long long i, long long j, loa
     ml_warp_access_strided(&access, (uint64_t)(i * reads->cols + first) * sizeof(float),
                            sizeof(float), sizeof(float),
                            lanes == ML_WARP_SIZE ? ML_ALL_LANES : (1u << lanes) - 1);
-    add_global(totals, &access);
+    ml_global_totals_add(totals, &access, 1.0);
 }
 
 /* tiled: thread (ty, tx) of the block loads element (i * T + ty, j * T + tx) if it lies inside
@@ -429,7 +419,7 @@ static void model_naive_n(const tile_reads *reads, long long i, long long j, loa
  * block, one row of a 32-wide one). The same shape holds for M (i: block row, j: phase) and
  * for N (i: phase, j: block column). */
 static void model_tiled_tile(const tile_reads *reads, long long i, long long j,
-                             load_totals *totals)
+                             ml_global_totals *totals)
 {
     int width = reads->tile_width;
     for (int warp = 0; warp < width * width / ML_WARP_SIZE; warp++) {
@@ -442,7 +432,7 @@ static void model_tiled_tile(const tile_reads *reads, long long i, long long j,
                 access.address[lane] = (uint64_t)(row * reads->cols + col) * sizeof(float);
             }
         }
-        add_global(totals, &access);
+        ml_global_totals_add(totals, &access, 1.0);
     }
 }
 
@@ -451,7 +441,7 @@ static void model_tiled_tile(const tile_reads *reads, long long i, long long j,
  * the matrix and rows are 16-byte aligned (cols % 4 == 0), else four 4-byte loads, each only
  * where its element lies inside (a thread whose row is outside loads nothing). */
 static void model_coarsened_tile(const tile_reads *reads, long long i, long long j,
-                                 load_totals *totals)
+                                 ml_global_totals *totals)
 {
     long long per_row = reads->tile_cols / 4;
     int inside = (i + 1) * reads->tile_rows <= reads->rows &&
@@ -468,7 +458,7 @@ static void model_coarsened_tile(const tile_reads *reads, long long i, long long
                     access.address[lane] = (uint64_t)(row * reads->cols + col) * sizeof(float);
                 }
             }
-            add_global(totals, &access);
+            ml_global_totals_add(totals, &access, 1.0);
         }
     }
 }
@@ -539,7 +529,7 @@ static double compulsory_read_bytes(long long m, long long k, long long n)
     return (m_sectors + n_sectors) * ML_SECTOR_BYTES;
 }
 
-static void predict_loads(const load_totals *loads, long long m, long long k, long long n,
+static void predict_loads(const ml_global_totals *loads, long long m, long long k, long long n,
                           ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_transactions", loads->sectors);
@@ -554,7 +544,7 @@ static void predict_naive(const long long *param, ml_prediction *prediction)
      * all of that row of M, and together they read all of N once per row of P. */
     tile_reads m_reads = {m, k, 1, 1, (double)ceil_div(n, NAIVE_BLOCK_WIDTH), model_naive_m, 0};
     tile_reads n_reads = {k, n, 1, NAIVE_BLOCK_WIDTH, (double)m, model_naive_n, 0};
-    load_totals loads = {0, 0};
+    ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, m, k, n, prediction);
@@ -567,7 +557,7 @@ static void predict_tiled(const long long *param, int width, ml_prediction *pred
      * block column. */
     tile_reads m_reads = {m, k, width, width, (double)ceil_div(n, width), model_tiled_tile, width};
     tile_reads n_reads = {k, n, width, width, (double)ceil_div(m, width), model_tiled_tile, width};
-    load_totals loads = {0, 0};
+    ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, m, k, n, prediction);
@@ -591,7 +581,7 @@ static void predict_coarsened(const long long *param, ml_prediction *prediction)
                           model_coarsened_tile, 0};
     tile_reads n_reads = {k, n, CO_TILE_K, CO_TILE_N, (double)ceil_div(m, CO_TILE_M),
                           model_coarsened_tile, 0};
-    load_totals loads = {0, 0};
+    ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, m, k, n, prediction);

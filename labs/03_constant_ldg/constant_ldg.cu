@@ -275,17 +275,6 @@ static void launch_ldg_divergent(const ml_problem *problem)
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
-typedef struct {
-    double requests, sectors;
-} load_totals;
-
-static void add_loads(load_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += repeat * cost.requests;
-    totals->sectors += repeat * cost.sectors;
-}
-
 /* Different words one warp-wide load reads: what the constant cache serialises on. Lanes that
  * share a word count once, which is what the model's used bytes count. */
 static unsigned distinct_words(const ml_warp_access *access)
@@ -309,10 +298,10 @@ static double convolution_constant_requests_per_instruction(void)
  * row_start_floats = (row * cols) % 8 (the buffer is 256-byte aligned). A warp whose lanes all
  * stay inside the image at every j costs the same as any other such warp, so it is modelled
  * once and counted. */
-static load_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_start_floats)
+static ml_global_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_start_floats)
 {
     int radius = mask_width / 2;
-    load_totals row = {0, 0}, interior = {0, 0};
+    ml_global_totals row = {0}, interior = {0};
     int interior_known = 0;
     for (uint64_t c0 = 0; c0 < cols; c0 += ML_WARP_SIZE) {
         int is_interior = c0 >= (uint64_t)radius && c0 + ML_WARP_SIZE + radius <= cols;
@@ -321,7 +310,7 @@ static load_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_s
             row.sectors += interior.sectors;
             continue;
         }
-        load_totals warp = {0, 0};
+        ml_global_totals warp = {0};
         for (int j = 0; j < mask_width; j++) {
             ml_warp_access access = {{0}, 0, sizeof(float)};
             for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
@@ -331,7 +320,7 @@ static load_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_s
                     access.address[lane] = (row_start_floats + (uint64_t)col) * sizeof(float);
                 }
             }
-            add_loads(&warp, &access, 1.0);
+            ml_global_totals_add(&warp, &access, 1.0);
         }
         if (is_interior) {
             interior = warp;
@@ -346,14 +335,14 @@ static load_totals image_row_loads(uint64_t cols, int mask_width, unsigned row_s
 /* Global loads of a convolution: each image row rr is read by the output rows rr - i + radius
  * that exist, one mask row i each (a mask row outside the image is skipped); the global and
  * ldg variants add one load per weight of that mask row per warp, all lanes at one address. */
-static load_totals convolution_loads(const long long *param, int mask_in_global)
+static ml_global_totals convolution_loads(const long long *param, int mask_in_global)
 {
     uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
     int mask_width = (int)param[PARAM_MASK], radius = mask_width / 2;
     const unsigned floats_per_sector = ML_SECTOR_BYTES / sizeof(float);
-    load_totals by_start[ML_SECTOR_BYTES / sizeof(float)];
+    ml_global_totals by_start[ML_SECTOR_BYTES / sizeof(float)];
     int known[ML_SECTOR_BYTES / sizeof(float)] = {0};
-    load_totals total = {0, 0};
+    ml_global_totals total = {0};
     double warps_per_row = ml_blocks_for(cols, ML_WARP_SIZE);
     ml_warp_access weight;
     ml_warp_access_strided(&weight, 0, 0, sizeof(float), ML_ALL_LANES);
@@ -374,7 +363,7 @@ static load_totals convolution_loads(const long long *param, int mask_in_global)
         total.sectors += readers * by_start[start].sectors;
         /* Each of those warps loads the mask row's weights, all lanes one address. */
         if (mask_in_global)
-            add_loads(&total, &weight, readers * warps_per_row * mask_width);
+            ml_global_totals_add(&total, &weight, readers * warps_per_row * mask_width);
     }
     return total;
 }
@@ -382,7 +371,7 @@ static load_totals convolution_loads(const long long *param, int mask_in_global)
 static void predict_convolution(const long long *param, int mask_in_global,
                                 ml_prediction *prediction)
 {
-    load_totals loads = convolution_loads(param, mask_in_global);
+    ml_global_totals loads = convolution_loads(param, mask_in_global);
     ml_predict(prediction, "gld_requests", loads.requests);
     ml_predict(prediction, "gld_transactions", loads.sectors);
     ml_predict(prediction, "constant_requests_per_instruction",
@@ -457,11 +446,11 @@ static void predict_constant_divergent(const long long *param, ml_prediction *pr
  * sector, so each is modelled (ROUNDS is a multiple of 16). */
 static void predict_ldg_divergent(const long long *param, ml_prediction *prediction)
 {
-    load_totals cycle = {0, 0};
+    ml_global_totals cycle = {0};
     for (unsigned r = 0; r < SLOT_FLOATS; r++) {
         ml_warp_access access;
         divergent_access(&access, r, param);
-        add_loads(&cycle, &access, 1.0);
+        ml_global_totals_add(&cycle, &access, 1.0);
     }
     double cycles = pattern_warps(param) * (ROUNDS / SLOT_FLOATS);
     ml_predict(prediction, "gld_requests", cycles * cycle.requests);

@@ -121,19 +121,6 @@ static void launch_broadcast(const ml_problem *problem)
         state->in, problem->output, n);
 }
 
-/* Counter totals over a launch, in doubles: a large launch has billions of sectors. */
-typedef struct {
-    double requests, sectors, used_bytes;
-} access_totals;
-
-static void add_warp(access_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += repeat * cost.requests;
-    totals->sectors += repeat * cost.sectors;
-    totals->used_bytes += repeat * cost.used_bytes;
-}
-
 /* The lanes of a warp whose first lane is element `first`: all 32, or fewer at the end. */
 static uint32_t lanes_from(uint64_t first, uint64_t count)
 {
@@ -157,7 +144,7 @@ static double distinct_input_sectors(uint64_t n, const long long *param,
     return sectors;
 }
 
-static void predict_from_totals(const access_totals *loads, const access_totals *stores,
+static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,
                                 double dram_read_sectors, uint64_t n, ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_efficiency", 100.0 * loads->used_bytes / (loads->sectors * ML_SECTOR_BYTES));
@@ -181,7 +168,7 @@ static void predict_gather(const long long *param, uint64_t (*source)(uint64_t, 
 {
     uint64_t n = (uint64_t)param[PARAM_N];
     uint64_t full_warps = n / ML_WARP_SIZE;
-    access_totals loads = {0}, stores = {0};
+    ml_global_totals loads = {0}, stores = {0};
     uint64_t warp_starts[2] = {0, full_warps * ML_WARP_SIZE};
     double repeats[2] = {(double)full_warps, 1.0};
     for (int k = 0; k < 2; k++) {
@@ -194,8 +181,8 @@ static void predict_gather(const long long *param, uint64_t (*source)(uint64_t, 
         load = store;
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
             load.address[lane] = source(first + lane, param) * sizeof(float);
-        add_warp(&loads, &load, repeats[k]);
-        add_warp(&stores, &store, repeats[k]);
+        ml_global_totals_add(&loads, &load, repeats[k]);
+        ml_global_totals_add(&stores, &store, repeats[k]);
     }
     predict_from_totals(&loads, &stores, distinct_input_sectors(n, param, source), n, prediction);
 }
@@ -206,22 +193,22 @@ static void predict_coalesced(const long long *param, ml_prediction *prediction)
 {
     uint64_t n = (uint64_t)param[PARAM_N];
     uint64_t vectors = n / 4, full_warps = vectors / ML_WARP_SIZE;
-    access_totals moves = {0};
+    ml_global_totals moves = {0};
     ml_warp_access access;
     if (full_warps > 0) {
         ml_warp_access_strided(&access, 0, sizeof(float4), sizeof(float4), ML_ALL_LANES);
-        add_warp(&moves, &access, (double)full_warps);
+        ml_global_totals_add(&moves, &access, (double)full_warps);
     }
     if (vectors % ML_WARP_SIZE != 0) {
         uint64_t first = full_warps * ML_WARP_SIZE;
         ml_warp_access_strided(&access, first * sizeof(float4), sizeof(float4), sizeof(float4),
                                lanes_from(first, vectors));
-        add_warp(&moves, &access, 1.0);
+        ml_global_totals_add(&moves, &access, 1.0);
     }
     if (n % 4 != 0) {
         ml_warp_access_strided(&access, vectors * sizeof(float4), sizeof(float), sizeof(float),
                                (1u << (n % 4)) - 1);
-        add_warp(&moves, &access, 1.0);
+        ml_global_totals_add(&moves, &access, 1.0);
     }
     /* Loads and stores have the same shape. */
     predict_from_totals(&moves, &moves, distinct_input_sectors(n, param, source_coalesced), n,

@@ -261,20 +261,8 @@ static void launch_broadcast(const ml_problem *problem)
 
 /* Counter totals in doubles: a 16384 x 16384 transpose makes billions of them. */
 typedef struct {
-    double requests, sectors, used_bytes;
-} global_totals;
-
-typedef struct {
     double instructions, wavefronts, conflicts;
 } shared_totals;
-
-static void add_global(global_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += repeat * cost.requests;
-    totals->sectors += repeat * cost.sectors;
-    totals->used_bytes += repeat * cost.used_bytes;
-}
 
 static void add_shared(shared_totals *totals, const ml_warp_access *access, double repeat)
 {
@@ -311,7 +299,7 @@ static void predict_shared_stores(const shared_totals *stores, ml_prediction *pr
                stores->conflicts / stores->instructions);
 }
 
-static void predict_global(const global_totals *loads, const global_totals *stores,
+static void predict_global(const ml_global_totals *loads, const ml_global_totals *stores,
                            ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_efficiency",
@@ -335,7 +323,7 @@ static double count_with_residue(uint64_t extent, unsigned residue)
  * lanes and on where it starts within 128 bytes, which depends only on the line number modulo
  * 32; so lines are counted by that residue, each with its full tiles and its one partial tile.
  * Buffers are 256-byte aligned. */
-static void add_line_accesses(global_totals *totals, uint64_t line_count, uint64_t line_length,
+static void add_line_accesses(ml_global_totals *totals, uint64_t line_count, uint64_t line_length,
                               uint64_t lane_stride_floats)
 {
     uint64_t full_tiles = line_length / TILE;
@@ -351,10 +339,10 @@ static void add_line_accesses(global_totals *totals, uint64_t line_count, uint64
         ml_warp_access_strided(&access, start * sizeof(float),
                                (int64_t)(lane_stride_floats * sizeof(float)), sizeof(float),
                                ML_ALL_LANES);
-        add_global(totals, &access, lines * (double)full_tiles);
+        ml_global_totals_add(totals, &access, lines * (double)full_tiles);
         if (edge_lanes > 0) {
             access.active_mask = first_lanes(edge_lanes);
-            add_global(totals, &access, lines);
+            ml_global_totals_add(totals, &access, lines);
         }
     }
 }
@@ -362,7 +350,7 @@ static void add_line_accesses(global_totals *totals, uint64_t line_count, uint64
 static void predict_naive(const long long *param, ml_prediction *prediction)
 {
     uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
-    global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
+    ml_global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, rows, cols, rows);
     predict_global(&loads, &stores, prediction);
@@ -416,7 +404,7 @@ static void predict_tiled(const long long *param, tile_layout layout, ml_predict
                          row_tiles[i] * col_tiles[j]);
 
     /* Global loads are the naive kernel's; stores write the cols rows of out, each rows long. */
-    global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
+    ml_global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, cols, rows, 1);
 

@@ -266,43 +266,30 @@ typedef struct {
     unsigned width;             /* bytes per lane */
 } field_access;
 
-/* Counter totals over a launch, in doubles: a large launch has billions of sectors. */
-typedef struct {
-    double requests, sectors, used_bytes;
-} access_totals;
-
 static field_access field_at(uint64_t base, uint64_t stride, unsigned width)
 {
     field_access field = {base, stride, width};
     return field;
 }
 
-static void add_warp(access_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_global_cost cost = ml_model_global(access);
-    totals->requests += repeat * cost.requests;
-    totals->sectors += repeat * cost.sectors;
-    totals->used_bytes += repeat * cost.used_bytes;
-}
-
 /* The instruction over every group of particles. A group's fields are 32 strides after the
  * previous group's, a multiple of 128 bytes for every layout here (buffers are 256-byte
  * aligned), so all full groups cost what the first does; the last, partial group is modelled on
  * its own. */
-static void add_instruction(access_totals *totals, const field_access *field, uint64_t n)
+static void add_instruction(ml_global_totals *totals, const field_access *field, uint64_t n)
 {
     uint64_t full_groups = n / ML_WARP_SIZE, rest = n % ML_WARP_SIZE;
     ml_warp_access access;
     if (full_groups > 0) {
         ml_warp_access_strided(&access, field->base, (int64_t)field->stride, field->width,
                                ML_ALL_LANES);
-        add_warp(totals, &access, (double)full_groups);
+        ml_global_totals_add(totals, &access, (double)full_groups);
     }
     if (rest > 0) {
         uint64_t first = full_groups * ML_WARP_SIZE;
         ml_warp_access_strided(&access, field->base + first * field->stride,
                                (int64_t)field->stride, field->width, (1u << rest) - 1);
-        add_warp(totals, &access, 1.0);
+        ml_global_totals_add(totals, &access, 1.0);
     }
 }
 
@@ -321,7 +308,7 @@ static void predict_from_accesses(const long long *param, const field_access *lo
                                   ml_prediction *prediction)
 {
     uint64_t n = (uint64_t)param[PARAM_N];
-    access_totals load_totals = {0, 0, 0}, store_totals = {0, 0, 0};
+    ml_global_totals load_totals = {0, 0, 0}, store_totals = {0, 0, 0};
     for (int i = 0; i < load_count; i++)
         add_instruction(&load_totals, &loads[i], n);
     for (int i = 0; i < store_count; i++)
