@@ -13,6 +13,12 @@
 
 #include <cuda_runtime_api.h>
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #define MAX_ARGUMENTS 64
 
 int gpu_test_device_available(void)
@@ -130,4 +136,17 @@ long long gpu_test_param(const cJSON *record, const char *name)
 {
     const cJSON *params = cJSON_GetObjectItemCaseSensitive(record, "params");
     return (long long)number_or_nan(cJSON_GetObjectItemCaseSensitive(params, name));
+}
+
+const cJSON *gpu_test_record(const cJSON *report, const char *variant)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
+            return record;
+    }
+    fail_msg("no record of variant %s", variant);
+    return NULL;
 }

@@ -24,6 +24,9 @@ int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, d
 /* Why counters were not read in this report, or NULL if they were. */
 const char *gpu_test_profiler_note(const cJSON *report);
 
+/* The first record of a variant in a report; fails the running CMocka test if there is none. */
+const cJSON *gpu_test_record(const cJSON *report, const char *variant);
+
 /* A parameter of a record. */
 long long gpu_test_param(const cJSON *record, const char *name);
 

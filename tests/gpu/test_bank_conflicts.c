@@ -71,18 +71,6 @@ static const char *variant_of(const cJSON *record)
     return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
 }
 
-static const cJSON *record_of(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        if (strcmp(variant_of(record), variant) == 0)
-            return record;
-    }
-    fail_msg("no record of %s", variant);
-    return NULL;
-}
-
 static void read_metric(const cJSON *record, const char *alias, double *predicted, double *measured)
 {
     assert_int_equal(gpu_test_metric(record, alias, predicted, measured), 0);
@@ -197,7 +185,7 @@ static void transpose_counters_equal_the_model(void **state)
     (void)state;
     cJSON *report = run_with_counters("--variant all --rows 2048 --cols 6144 --reps 1 --warmup 0");
     for (size_t i = 0; i < TRANSPOSE_COUNT; i++) {
-        const cJSON *record = record_of(report, transposes[i]);
+        const cJSON *record = gpu_test_record(report, transposes[i]);
         check_global_counters(record);
         assert_metric_matches(record, "gld_transactions_per_request", COUNT_TOLERANCE);
         assert_metric_matches(record, "gst_transactions_per_request", COUNT_TOLERANCE);
@@ -210,12 +198,12 @@ static void transpose_counters_equal_the_model(void **state)
         assert_no_excess(record, "shared_store_transactions_per_request");
     }
 
-    const cJSON *plain = record_of(report, "transpose_shared");
+    const cJSON *plain = gpu_test_record(report, "transpose_shared");
     assert_metric_matches(plain, "shared_ld_conflicts_per_request", WAVEFRONT_TOLERANCE);
     assert_metric_matches(plain, "shared_load_transactions_per_request", WAVEFRONT_TOLERANCE);
     const char *conflict_free[] = {"transpose_padded", "transpose_swizzled"};
     for (size_t i = 0; i < 2; i++) {
-        const cJSON *record = record_of(report, conflict_free[i]);
+        const cJSON *record = gpu_test_record(report, conflict_free[i]);
         double predicted = NAN, measured = NAN;
         read_metric(record, "shared_ld_conflicts_per_request", &predicted, &measured);
         assert_true(predicted == 0.0);
@@ -233,7 +221,7 @@ static void transpose_efficiency_equals_the_model_on_odd_sizes(void **state)
     cJSON *report = run_with_counters("--variant all --rows 999 --cols 1001 --reps 1 --warmup 0 "
                                       "--metrics gld_efficiency,gst_efficiency");
     for (size_t i = 0; i < TRANSPOSE_COUNT; i++)
-        check_global_counters(record_of(report, transposes[i]));
+        check_global_counters(gpu_test_record(report, transposes[i]));
     cJSON_Delete(report);
 }
 
@@ -271,7 +259,7 @@ static void broadcast_is_one_wavefront(void **state)
 {
     (void)state;
     cJSON *report = run_with_counters("--variant broadcast --reps 1 --warmup 0");
-    const cJSON *record = record_of(report, "broadcast");
+    const cJSON *record = gpu_test_record(report, "broadcast");
     assert_metric_matches(record, "shared_load_instructions", COUNT_TOLERANCE);
     assert_no_excess(record, "shared_load_transactions_per_request");
     assert_no_excess(record, "shared_ld_conflicts_per_request");

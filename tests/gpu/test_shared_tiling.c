@@ -44,18 +44,6 @@ static cJSON *run_correct(const char *arguments)
     return report;
 }
 
-static const cJSON *find_record(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        if (strcmp(cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record of variant %s", variant);
-    return NULL;
-}
-
 static void every_variant_is_correct_on_any_shape(void **state)
 {
     (void)state;
@@ -105,11 +93,11 @@ static void shared_memory_per_block_is_the_declared_tiles(void **state)
 {
     (void)state;
     cJSON *report = run_correct("--variant all --m 33 --k 65 --n 17 --metrics none --reps 1 --warmup 0");
-    assert_true(shared_bytes_per_block(find_record(report, "tiled16")) == 2 * 16 * 16 * 4);
-    assert_true(shared_bytes_per_block(find_record(report, "tiled32")) == 2 * 32 * 32 * 4);
-    assert_true(shared_bytes_per_block(find_record(report, "coarsened")) == 2 * 2 * 8 * 128 * 4);
-    assert_true(shared_bytes_per_block(find_record(report, "naive")) == 0);
-    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(find_record(report, "cublas"),
+    assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled16")) == 2 * 16 * 16 * 4);
+    assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled32")) == 2 * 32 * 32 * 4);
+    assert_true(shared_bytes_per_block(gpu_test_record(report, "coarsened")) == 2 * 2 * 8 * 128 * 4);
+    assert_true(shared_bytes_per_block(gpu_test_record(report, "naive")) == 0);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(gpu_test_record(report, "cublas"),
                                                               "resources")));
     cJSON_Delete(report);
 }
@@ -127,7 +115,7 @@ static cJSON *square_1024(void)
 /* The measured sectors of a variant, or a skip when this machine cannot read counters. */
 static double measured_sectors(const char *variant, double *predicted)
 {
-    const cJSON *record = find_record(square_1024(), variant);
+    const cJSON *record = gpu_test_record(square_1024(), variant);
     double measured = NAN;
     assert_int_equal(gpu_test_metric(record, "gld_transactions", predicted, &measured), 0);
     if (isnan(measured)) {

@@ -42,18 +42,6 @@ static const cJSON *records_of(const cJSON *report)
     return cJSON_GetObjectItemCaseSensitive(report, "records");
 }
 
-static const cJSON *record_of(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records_of(report))
-    {
-        if (strcmp(cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record of %s", variant);
-    return NULL;
-}
-
 static double predicted(const cJSON *record, const char *alias)
 {
     double prediction = NAN, measurement = NAN;
@@ -126,7 +114,7 @@ static void broadcast_is_one_wavefront(void **state)
     (void)state;
     /* --width does not apply to broadcast: it reads 4-byte words whatever is given. */
     cJSON *report = run_model("--variant broadcast --width 16");
-    const cJSON *record = record_of(report, "broadcast");
+    const cJSON *record = gpu_test_record(report, "broadcast");
     assert_float_equal(predicted(record, "shared_load_transactions_per_request"), 1.0, EXACT);
     assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
     assert_float_equal(predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
@@ -156,21 +144,21 @@ static void transposes_on_whole_tiles(void **state)
     cJSON *report = run_model("--rows 4096 --cols 2048");
     const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
     for (size_t i = 0; i < 3; i++) {
-        const cJSON *record = record_of(report, tiled[i]);
+        const cJSON *record = gpu_test_record(report, tiled[i]);
         check_tile_writes_and_counts(record, 4096, 2048);
         assert_float_equal(predicted(record, "gld_efficiency"), 100.0, EXACT);
         assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
         assert_float_equal(predicted(record, "gld_transactions_per_request"), 4.0, EXACT);
         assert_float_equal(predicted(record, "gst_transactions_per_request"), 4.0, EXACT);
     }
-    const cJSON *plain = record_of(report, "transpose_shared");
+    const cJSON *plain = gpu_test_record(report, "transpose_shared");
     assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 31.0, EXACT);
     assert_float_equal(predicted(plain, "shared_load_transactions_per_request"), 32.0, EXACT);
     assert_float_equal(predicted(plain, "shared_ld_bank_conflict"), 31.0 * 4096 * 2048 / 32, EXACT);
-    check_conflict_free_tile(record_of(report, "transpose_padded"));
-    check_conflict_free_tile(record_of(report, "transpose_swizzled"));
+    check_conflict_free_tile(gpu_test_record(report, "transpose_padded"));
+    check_conflict_free_tile(gpu_test_record(report, "transpose_swizzled"));
 
-    const cJSON *naive = record_of(report, "transpose_naive");
+    const cJSON *naive = gpu_test_record(report, "transpose_naive");
     assert_float_equal(predicted(naive, "gld_efficiency"), 100.0, EXACT);
     assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
     assert_float_equal(predicted(naive, "gst_transactions_per_request"), 32.0, EXACT);
@@ -183,15 +171,15 @@ static void transposes_on_partial_tiles(void **state)
 {
     (void)state;
     cJSON *report = run_model("--rows 31 --cols 33");
-    const cJSON *plain = record_of(report, "transpose_shared");
+    const cJSON *plain = gpu_test_record(report, "transpose_shared");
     check_tile_writes_and_counts(plain, 31, 33);
     assert_float_equal(predicted(plain, "shared_load_instructions"), 33.0, EXACT);
     assert_float_equal(predicted(plain, "shared_store_instructions"), 62.0, EXACT);
     assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 30.0, EXACT);
-    check_tile_writes_and_counts(record_of(report, "transpose_padded"), 31, 33);
-    check_conflict_free_tile(record_of(report, "transpose_padded"));
-    check_tile_writes_and_counts(record_of(report, "transpose_swizzled"), 31, 33);
-    check_conflict_free_tile(record_of(report, "transpose_swizzled"));
+    check_tile_writes_and_counts(gpu_test_record(report, "transpose_padded"), 31, 33);
+    check_conflict_free_tile(gpu_test_record(report, "transpose_padded"));
+    check_tile_writes_and_counts(gpu_test_record(report, "transpose_swizzled"), 31, 33);
+    check_conflict_free_tile(gpu_test_record(report, "transpose_swizzled"));
     cJSON_Delete(report);
 }
 
@@ -204,17 +192,17 @@ static void transposes_on_a_narrow_matrix(void **state)
     cJSON *report = run_model("--rows 1000 --cols 17");
     const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
     for (size_t i = 0; i < 3; i++) {
-        const cJSON *record = record_of(report, tiled[i]);
+        const cJSON *record = gpu_test_record(report, tiled[i]);
         check_tile_writes_and_counts(record, 1000, 17);
         assert_float_equal(predicted(record, "gld_transactions_per_request"), 3.0, EXACT);
         assert_float_equal(predicted(record, "gld_efficiency"), 100.0 * 68 / 96, EXACT);
         assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
     }
     /* Column reads of 32 lanes (31 tiles) and 8 lanes (the last), 17 of each per tile. */
-    const cJSON *plain = record_of(report, "transpose_shared");
+    const cJSON *plain = gpu_test_record(report, "transpose_shared");
     assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), (31.0 * 31 + 7) / 32,
                        EXACT);
-    const cJSON *naive = record_of(report, "transpose_naive");
+    const cJSON *naive = gpu_test_record(report, "transpose_naive");
     assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
     assert_float_equal(predicted(naive, "gst_transactions_per_request"), 17.0, EXACT);
     cJSON_Delete(report);

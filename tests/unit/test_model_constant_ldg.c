@@ -35,19 +35,6 @@ static cJSON *run_model(const char *arguments)
     return report;
 }
 
-static const cJSON *record_of(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record for variant %s", variant);
-    return NULL;
-}
-
 static double predicted(const cJSON *record, const char *alias)
 {
     double prediction = NAN, measured = NAN;
@@ -107,13 +94,13 @@ static void check_convolution(int64_t rows, int64_t cols, int mask)
     double image_requests, image_sectors, weight_loads;
     count_loads(rows, cols, mask, &image_requests, &image_sectors, &weight_loads);
 
-    const cJSON *constant = record_of(report, "constant");
+    const cJSON *constant = gpu_test_record(report, "constant");
     assert_float_equal(predicted(constant, "gld_requests"), image_requests, 0.5);
     assert_float_equal(predicted(constant, "gld_transactions"), image_sectors, 0.5);
     assert_float_equal(predicted(constant, "constant_requests_per_instruction"), 1.0, 0.0);
     const char *mask_in_global[] = {"global", "ldg"};
     for (int v = 0; v < 2; v++) {
-        const cJSON *record = record_of(report, mask_in_global[v]);
+        const cJSON *record = gpu_test_record(report, mask_in_global[v]);
         assert_float_equal(predicted(record, "gld_requests"), image_requests + weight_loads, 0.5);
         assert_float_equal(predicted(record, "gld_transactions"), image_sectors + weight_loads, 0.5);
         assert_float_equal(predicted(record, "constant_requests_per_instruction"), 1.0, 0.0);
@@ -137,10 +124,10 @@ static void one_pixel_reads_the_centre_tap(void **state)
 {
     (void)state;
     cJSON *report = run_model("--rows 1 --cols 1 --mask 3");
-    const cJSON *record = record_of(report, "constant");
+    const cJSON *record = gpu_test_record(report, "constant");
     assert_float_equal(predicted(record, "gld_requests"), 1.0, 0.0);
     assert_float_equal(predicted(record, "gld_transactions"), 1.0, 0.0);
-    record = record_of(report, "global");
+    record = gpu_test_record(report, "global");
     assert_float_equal(predicted(record, "gld_requests"), 4.0, 0.0);
     assert_float_equal(predicted(record, "gld_transactions"), 4.0, 0.0);
     cJSON_Delete(report);
@@ -152,7 +139,7 @@ static void broadcast_is_one_request_per_instruction(void **state)
 {
     (void)state;
     cJSON *report = run_model("--variant constant_broadcast --rows 1000 --cols 17");
-    const cJSON *record = record_of(report, "constant_broadcast");
+    const cJSON *record = gpu_test_record(report, "constant_broadcast");
     assert_float_equal(predicted(record, "constant_requests_per_instruction"), 1.0, 0.0);
     assert_float_equal(predicted(record, "constant_replays_per_instruction"), 0.0, 0.0);
     cJSON_Delete(report);
@@ -184,7 +171,7 @@ static void divergent_requests_equal_distinct_words(void **state)
                      rows, cols, distinct[d], spacing[s]);
             cJSON *report = run_model(arguments);
 
-            const cJSON *constant = record_of(report, "constant_divergent");
+            const cJSON *constant = gpu_test_record(report, "constant_divergent");
             assert_float_equal(predicted(constant, "constant_requests_per_instruction"),
                                distinct[d], 0.0);
             assert_float_equal(predicted(constant, "constant_replays_per_instruction"),
@@ -193,7 +180,7 @@ static void divergent_requests_equal_distinct_words(void **state)
             double sectors = 0;
             for (int r = 0; r < SLOT_FLOATS; r++)
                 sectors += pattern_sectors(distinct[d], spacing[s], r);
-            const cJSON *ldg = record_of(report, "ldg_divergent");
+            const cJSON *ldg = gpu_test_record(report, "ldg_divergent");
             assert_float_equal(predicted(ldg, "gld_requests"), warps * ROUNDS, 0.5);
             assert_float_equal(predicted(ldg, "gld_transactions"),
                                warps * ROUNDS / SLOT_FLOATS * sectors, 0.5);
@@ -208,7 +195,7 @@ static void spaced_words_cost_a_sector_each(void **state)
 {
     (void)state;
     cJSON *report = run_model("--variant ldg_divergent --distinct 32 --spacing 16");
-    assert_float_equal(predicted(record_of(report, "ldg_divergent"), "gld_transactions_per_request"),
+    assert_float_equal(predicted(gpu_test_record(report, "ldg_divergent"), "gld_transactions_per_request"),
                        32.0, 0.0);
     cJSON_Delete(report);
 }

@@ -44,18 +44,6 @@ static const cJSON *records_of(const cJSON *report)
     return cJSON_GetObjectItemCaseSensitive(report, "records");
 }
 
-static const cJSON *record_of(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records_of(report))
-    {
-        if (strcmp(cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record of %s", variant);
-    return NULL;
-}
-
 static double predicted(const cJSON *record, const char *alias)
 {
     double prediction = NAN, measurement = NAN;
@@ -96,7 +84,7 @@ static void check_dynamic_full_warps(long long lane_stride)
     snprintf(arguments, sizeof arguments, "--variant dynamic_index --n %lld --lane_stride %lld",
              warps * WARP_LANES, lane_stride);
     cJSON *report = run_model(arguments);
-    const cJSON *record = record_of(report, "dynamic_index");
+    const cJSON *record = gpu_test_record(report, "dynamic_index");
     long long sectors_per_load = 4 * words_per_group(lane_stride);
     assert_float_equal(predicted(record, "local_store_transactions"), warps * TABLE_WORDS * 4.0,
                        EXACT);
@@ -124,20 +112,20 @@ static void dynamic_index_known_values(void **state)
 {
     (void)state;
     cJSON *report = run_model("--variant dynamic_index --n 32 --lane_stride 0");
-    const cJSON *record = record_of(report, "dynamic_index");
+    const cJSON *record = gpu_test_record(report, "dynamic_index");
     assert_float_equal(predicted(record, "local_load_transactions_per_request"), 4.0, EXACT);
     /* One word for all lanes: 4 bytes seen of the 128 moved (measured 3.125 on an H200). */
     assert_float_equal(predicted(record, "local_load_efficiency"), 3.125, EXACT);
     cJSON_Delete(report);
 
     report = run_model("--variant dynamic_index --n 32 --lane_stride 1");
-    record = record_of(report, "dynamic_index");
+    record = gpu_test_record(report, "dynamic_index");
     assert_float_equal(predicted(record, "local_load_transactions_per_request"), 32.0, EXACT);
     assert_float_equal(predicted(record, "local_load_efficiency"), 12.5, EXACT);
     cJSON_Delete(report);
 
     report = run_model("--variant dynamic_index --n 32 --lane_stride 16");
-    record = record_of(report, "dynamic_index");
+    record = gpu_test_record(report, "dynamic_index");
     assert_float_equal(predicted(record, "local_load_transactions_per_request"), 8.0, EXACT);
     assert_float_equal(predicted(record, "local_load_efficiency"), 3.125, EXACT);
     cJSON_Delete(report);
@@ -151,7 +139,7 @@ static void dynamic_index_partial_warp(void **state)
     (void)state;
     const double full_warps = 3, requests = (full_warps + 1) * TABLE_WORDS;
     cJSON *report = run_model("--variant dynamic_index --n 109 --lane_stride 0");
-    const cJSON *record = record_of(report, "dynamic_index");
+    const cJSON *record = gpu_test_record(report, "dynamic_index");
     assert_float_equal(predicted(record, "local_store_transactions"),
                        full_warps * TABLE_WORDS * 4 + TABLE_WORDS * 2, EXACT);
     double loads = full_warps * TABLE_WORDS * 4 + TABLE_WORDS * 2;
@@ -164,7 +152,7 @@ static void dynamic_index_partial_warp(void **state)
     cJSON_Delete(report);
 
     report = run_model("--variant dynamic_index --n 109 --lane_stride 1");
-    record = record_of(report, "dynamic_index");
+    record = gpu_test_record(report, "dynamic_index");
     loads = full_warps * TABLE_WORDS * 32 + TABLE_WORDS * 13;
     assert_float_equal(predicted(record, "local_load_transactions"), loads, EXACT);
     assert_float_equal(predicted(record, "local_load_transactions_per_request"), loads / requests,
@@ -180,11 +168,11 @@ static void register_variants_predict_no_local_traffic(void **state)
     assert_int_equal(cJSON_GetArraySize(records_of(report)), 5);
     const char *variants[] = {"static_index", "uncapped"};
     for (size_t v = 0; v < 2; v++) {
-        const cJSON *record = record_of(report, variants[v]);
+        const cJSON *record = gpu_test_record(report, variants[v]);
         assert_float_equal(predicted(record, "local_load_transactions"), 0.0, EXACT);
         assert_float_equal(predicted(record, "local_store_transactions"), 0.0, EXACT);
     }
-    const cJSON *uncapped = record_of(report, "uncapped");
+    const cJSON *uncapped = gpu_test_record(report, "uncapped");
     assert_float_equal(predicted(uncapped, "shared_load_instructions"), 0.0, EXACT);
     assert_float_equal(predicted(uncapped, "shared_store_instructions"), 0.0, EXACT);
     cJSON_Delete(report);
@@ -198,13 +186,13 @@ static void spilling_variants_leave_spills_unpredicted(void **state)
     cJSON *report = run_model("--n 4096");
     const char *variants[] = {"capped", "smem_spill"};
     for (size_t v = 0; v < 2; v++) {
-        const cJSON *record = record_of(report, variants[v]);
+        const cJSON *record = gpu_test_record(report, variants[v]);
         assert_false(has_prediction(record, "local_load_transactions"));
         assert_false(has_prediction(record, "local_store_transactions"));
     }
-    const cJSON *capped = record_of(report, "capped");
+    const cJSON *capped = gpu_test_record(report, "capped");
     assert_float_equal(predicted(capped, "shared_load_instructions"), 0.0, EXACT);
-    assert_false(has_prediction(record_of(report, "smem_spill"), "shared_load_instructions"));
+    assert_false(has_prediction(gpu_test_record(report, "smem_spill"), "shared_load_instructions"));
     cJSON_Delete(report);
 }
 

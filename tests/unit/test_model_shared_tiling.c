@@ -223,23 +223,10 @@ static cJSON *run_model(long long m, long long k, long long n)
     return report;
 }
 
-static const cJSON *find_record(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record of variant %s", variant);
-    return NULL;
-}
-
 static double predicted(const cJSON *report, const char *variant, const char *alias)
 {
     double value = NAN, measured = NAN;
-    assert_int_equal(gpu_test_metric(find_record(report, variant), alias, &value, &measured), 0);
+    assert_int_equal(gpu_test_metric(gpu_test_record(report, variant), alias, &value, &measured), 0);
     assert_false(isnan(value));
     return value;
 }
