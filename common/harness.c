@@ -221,13 +221,24 @@ static int validate_selection(const char *chip, metric_selection *selection, cha
     return ML_EXIT_OK;
 }
 
-/* Collects names[0..count) over one launch of the variant, the L2 flushed first so that DRAM
- * counters see the inputs come from DRAM, as in the timed runs. */
-static prof_status collect_once(profiler_state *profiler, const ml_problem *problem,
-                                const char *const *names, size_t count, void *flush_buffer,
-                                size_t flush_bytes, double *values)
+/* The L2 flush buffer, swept with reads before every timed launch and, as the profiler's
+ * prelude, before every profiled one: the kernel then reads its inputs from DRAM and no earlier
+ * dirty line (not even the ones starting the profiler left) is written back during it. */
+typedef struct {
+    void *buffer;
+    size_t bytes;
+} l2_flush;
+
+static void flush_prelude(void *argument)
 {
-    ml_flush_l2(flush_buffer, flush_bytes);
+    const l2_flush *flush = argument;
+    ml_flush_l2(flush->buffer, flush->bytes);
+}
+
+/* Collects names[0..count) over one launch of the variant. */
+static prof_status collect_once(profiler_state *profiler, const ml_problem *problem,
+                                const char *const *names, size_t count, double *values)
+{
     prof_status status = prof_begin(profiler->session, names, count);
     if (status == PROF_OK) {
         problem->variant->launch(problem);
@@ -253,7 +264,7 @@ static int fits_one_pass(const profiler_state *profiler, const char *const *name
  * a pass of its own). A metric that needs several passes by itself gets a launch of its own. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
-                            void *flush_buffer, size_t flush_bytes, double *measured)
+                            double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
     int first_input[ML_MAX_METRICS + 1], input_count[ML_MAX_METRICS];
@@ -283,7 +294,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         if (count > 0) {
             prof_status status =
                 collect_once(profiler, problem, &names[first_input[group_start]], count,
-                             flush_buffer, flush_bytes, &values[first_input[group_start]]);
+                             &values[first_input[group_start]]);
             if (status != PROF_OK) {
                 profiler_warn(profiler, report, prof_last_error());
                 if (prof_status_is_environmental(status)) {
@@ -324,8 +335,8 @@ static void fill_metric_results(ml_record *record, const metric_selection *selec
     }
 }
 
-static void time_variant(const ml_problem *problem, const ml_options *options, void *flush_buffer,
-                         size_t flush_bytes, ml_record *record)
+static void time_variant(const ml_problem *problem, const ml_options *options,
+                         const l2_flush *flush, ml_record *record)
 {
     for (int i = 0; i < options->warmup; i++) {
         problem->variant->launch(problem);
@@ -339,7 +350,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options, v
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     for (int rep = 0; rep < options->reps; rep++) {
         /* Inputs that fit in the L2 are read from DRAM every time. */
-        ml_flush_l2(flush_buffer, flush_bytes);
+        ml_flush_l2(flush->buffer, flush->bytes);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
         ML_LAUNCH_CHECK();
@@ -640,10 +651,16 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     }
 
     report.ceiling_gbps = measure_copy_ceiling(free_bytes);
-    size_t flush_bytes = 2 * (size_t)(properties.l2CacheSize > 4194304 ? properties.l2CacheSize
-                                                                       : 4194304);
-    void *flush_buffer = ml_device_alloc(flush_bytes);
-    ML_CUDA_CHECK(cudaMemset(flush_buffer, 0, flush_bytes));
+    l2_flush flush = {.bytes = 2 * (size_t)(properties.l2CacheSize > 4194304
+                                                ? properties.l2CacheSize
+                                                : 4194304)};
+    flush.buffer = ml_device_alloc(flush.bytes);
+    ML_CUDA_CHECK(cudaMemset(flush.buffer, 0, flush.bytes));
+    if (profiler.session != NULL &&
+        prof_set_prelude(profiler.session, flush_prelude, &flush) != PROF_OK) {
+        fprintf(stderr, "memlab: %s\n", prof_last_error());
+        exit(ML_EXIT_CUDA_ERROR);
+    }
 
     int exit_status = ML_EXIT_OK;
     for (int v = 0; v < lab->num_variants; v++) {
@@ -664,12 +681,11 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             check_variant(&problem, record);
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;
-            time_variant(&problem, &options, flush_buffer, flush_bytes, record);
+            time_variant(&problem, &options, &flush, record);
             fill_rates(record, report.ceiling_gbps);
 
             double measured[ML_MAX_METRICS];
-            collect_metrics(&profiler, &report, &selections[v], &problem, flush_buffer, flush_bytes,
-                            measured);
+            collect_metrics(&profiler, &report, &selections[v], &problem, measured);
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);
@@ -679,7 +695,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             free(problem.check_index);
         }
     }
-    ml_device_free(flush_buffer);
+    ml_device_free(flush.buffer);
     if (profiler.session != NULL)
         prof_close(profiler.session);
     fill_flops_ceiling(lab, &report);

@@ -13,7 +13,8 @@
  *       prof_end(session, values);               stop, decode, evaluate one value per name
  *
  *   Auto range + kernel replay: CUPTI replays the one kernel as many times as the metrics need
- *   passes, saving and restoring device memory between passes.
+ *   passes, saving and restoring device memory between passes. An optional prelude
+ *   (prof_set_prelude) runs one kernel of its own first, after collection has started.
  *
  * Every function returns a prof_status; prof_last_error() gives a one-line explanation of the
  * most recent failure (which call, what CUPTI said, and for the environment cases, the fix).
@@ -88,6 +89,13 @@ typedef struct prof_session prof_session;
  * PROF_ERR_BAD_STATE (enabling the range profiler twice on a context succeeds and crashes
  * later). */
 prof_status prof_open(int device, prof_session **session);
+
+/* A prelude launches exactly one kernel of its own, after collection has started and before the
+ * profiled kernel: its range is collected and discarded. Starting a collection dirties the L2
+ * (cuptiRangeProfilerStart does), so a prelude that sweeps the L2 with reads is how DRAM counters
+ * see only the profiled kernel's own traffic. NULL removes it. */
+typedef void (*prof_prelude)(void *argument);
+prof_status prof_set_prelude(prof_session *session, prof_prelude prelude, void *argument);
 
 /* The chip name of the open session's device, e.g. "GH100". */
 const char *prof_chip_name(const prof_session *session);

@@ -5,7 +5,8 @@
 #      clean under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
 #   2. For every variant of those runs, memlab's counters (its JSON report) equal Nsight
 #      Compute's for the same kernel and the same Perfworks names: counts within 1%,
-#      percentages within 0.5 points.
+#      percentages within 0.5 points; DRAM bytes written within 1% or ncu's own write floor,
+#      measured first (tools/ncu_floor.sh).
 #
 # Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.
 set -uo pipefail
@@ -26,10 +27,16 @@ for tool in compute-sanitizer ncu; do
     { echo "memlab check: $tool not found: put the CUDA toolkit's bin directory on PATH" >&2; exit 2; }
 done
 
+source "$root/tools/ncu_floor.sh"
+
 failures=0
 note_failure() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 # The fewest repetitions: the sanitizers and ncu make every launch slow.
 quick=(--reps 1 --warmup 0)
+
+floor_program=$(find "$build/labs" -maxdepth 1 -type f -executable | sort | head -n1)
+write_floor=$(ncu_write_floor "$floor_program" "$counters") || exit 1
+echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2"
 
 for directory in "$root"/labs/[0-9][0-9]_*/; do
   directory=${directory%/}
@@ -67,7 +74,8 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
     while read -r variant kernel names; do
       csv=$work/$program-$line_number-$variant.csv
       # Nsight Compute profiles the variant's first launch of its kernel (the checked run),
-      # with its own cache control; memlab profiles a later launch after flushing the L2.
+      # with its own cache control; memlab profiles a later launch, the L2 flushed after its
+      # profiler started.
       # shellcheck disable=SC2086
       if ! ncu --clock-control none --csv --print-units base --metrics "$names" \
         --kernel-name-base mangled --kernel-name "$kernel" --launch-count 1 \
@@ -76,7 +84,7 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
         continue
       fi
       echo "  -- $variant"
-      "$counters" compare "$report" "$variant" "$csv" || note_failure "$program $variant: counters disagree with ncu"
+      "$counters" compare "$report" "$variant" "$csv" "$write_floor" || note_failure "$program $variant: counters disagree with ncu"
     done < <("$counters" variants "$report")
   done <"$directory/check.args"
 done

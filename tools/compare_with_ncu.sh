@@ -1,66 +1,51 @@
 #!/usr/bin/env bash
-# Checks that memlab's counter values equal Nsight Compute's for the same kernels.
+# Checks that memlab's counter values equal Nsight Compute's for the coalescing lab's kernels at
+# a size that no cache holds (256 MiB per buffer), where ./memlab check uses small ones.
 #
 #   tools/compare_with_ncu.sh BUILD_DIR
 #
 # For each case, runs the lab once with its own profiler (JSON report) and once under ncu with
-# the same arguments and the same Perfworks names, then prints both values and their difference.
-# Needs a GPU, ncu on PATH and python3. Exit status 1 if any value differs by more than 1%.
-set -euo pipefail
+# the same arguments and the same Perfworks names, then prints both values and their difference,
+# judged as ./memlab check judges them. Needs a GPU and ncu on PATH. Exit status 1 if any value
+# disagrees.
+set -uo pipefail
 build=${1:?usage: tools/compare_with_ncu.sh BUILD_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+source "$root/tools/ncu_floor.sh"
+counters=$build/tools/memlab_counters
+lab=$build/labs/coalescing
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 cases=(
-  "coalescing copy_coalesced --variant coalesced --n 67108867"
-  "coalescing copy_strided --variant strided --n 67108864 --stride 1"
-  "coalescing copy_strided --variant strided --n 67108864 --stride 2"
-  "coalescing copy_strided --variant strided --n 67108864 --stride 4"
-  "coalescing copy_strided --variant strided --n 67108864 --stride 8"
-  "coalescing copy_strided --variant strided --n 67108864 --stride 32"
-  "coalescing copy_offset --variant offset --n 67108864 --offset 1"
-  "coalescing copy_offset --variant offset --n 67108864 --offset 8"
-  "coalescing copy_broadcast --variant broadcast --n 67108864"
+  "--variant coalesced --n 67108867"
+  "--variant strided --n 67108864 --stride 1"
+  "--variant strided --n 67108864 --stride 2"
+  "--variant strided --n 67108864 --stride 4"
+  "--variant strided --n 67108864 --stride 8"
+  "--variant strided --n 67108864 --stride 32"
+  "--variant offset --n 67108864 --offset 1"
+  "--variant offset --n 67108864 --offset 8"
+  "--variant broadcast --n 67108864"
 )
 
+write_floor=$(ncu_write_floor "$lab" "$counters") || exit 2
+echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2"
 status=0
 index=0
-for entry in "${cases[@]}"; do
-  read -r program kernel arguments <<<"$entry"
+for arguments in "${cases[@]}"; do
   index=$((index + 1))
+  report=$work/memlab-$index.json
+  # shellcheck disable=SC2086 # the arguments are words on purpose
+  "$lab" $arguments --seed 7 --reps 1 --warmup 0 --format json --out "$report" >/dev/null ||
+    { echo "coalescing $arguments failed" >&2; exit 2; }
+  read -r variant kernel names < <("$counters" variants "$report")
   # shellcheck disable=SC2086
-  "$build/labs/$program" $arguments --seed 7 --reps 1 --warmup 0 --format json \
-    --out "$work/memlab-$index.json" >/dev/null
-  names=$(python3 -c '
-import json, sys
-report = json.load(open(sys.argv[1]))
-names = []
-for full in report["records"][0]["metrics"]:
-    for part in full.split(" / "):
-        if part not in names:
-            names.append(part)
-print(",".join(names))' "$work/memlab-$index.json")
-  # shellcheck disable=SC2086
-  ncu --clock-control none --csv --print-units base --metrics "$names" --kernel-name "regex:^$kernel" --launch-count 1 \
-    "$build/labs/$program" $arguments --seed 7 --reps 1 --warmup 0 --metrics none \
+  ncu --clock-control none --csv --print-units base --metrics "$names" \
+    --kernel-name-base mangled --kernel-name "$kernel" --launch-count 1 \
+    "$lab" $arguments --seed 7 --reps 1 --warmup 0 --metrics none \
     >"$work/ncu-$index.csv" 2>"$work/ncu-$index.log" || { cat "$work/ncu-$index.log" >&2; exit 2; }
-  python3 - "$work/memlab-$index.json" "$work/ncu-$index.csv" "$program $arguments" <<'PY' || status=1
-import csv, json, math, sys
-report = json.load(open(sys.argv[1]))
-rows = [line for line in open(sys.argv[2]) if line.startswith('"')]
-ncu = {}
-for row in csv.DictReader(rows):
-    ncu[row["Metric Name"]] = float(row["Metric Value"].replace(",", ""))
-worst = 0.0
-print(f"== {sys.argv[3]}")
-for full, metric in report["records"][0]["metrics"].items():
-    parts = full.split(" / ")
-    theirs = ncu[parts[0]] / ncu[parts[1]] if len(parts) == 2 else ncu[parts[0]]
-    ours = metric["measured"]
-    difference = abs(ours - theirs) / abs(theirs) if theirs else abs(ours)
-    worst = max(worst, difference)
-    print(f"  {metric['alias']:32} memlab {ours:16.6g}  ncu {theirs:16.6g}  diff {100 * difference:7.3f}%")
-sys.exit(0 if worst <= 0.01 else 1)
-PY
+  echo "== coalescing $arguments"
+  "$counters" compare "$report" "$variant" "$work/ncu-$index.csv" "$write_floor" || status=1
 done
 exit $status

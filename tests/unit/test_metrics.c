@@ -445,6 +445,7 @@ static void test_target_half_refuses_null_session(void **state)
     assert_int_equal(prof_open(0, NULL), PROF_ERR_BAD_STATE);
     assert_int_equal(prof_begin(NULL, names, 1), PROF_ERR_BAD_STATE);
     assert_int_equal(prof_end(NULL, values), PROF_ERR_BAD_STATE);
+    assert_int_equal(prof_set_prelude(NULL, NULL, NULL), PROF_ERR_BAD_STATE);
     assert_string_equal(prof_chip_name(NULL), "");
     prof_close(NULL);
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# unit_counters: memlab_counters, which ./memlab check and bench trust to judge memlab against
+# Nsight Compute, on a hand-made report and ncu CSV: agreement and disagreement at each
+# tolerance's edge, the DRAM-write floor, bad input.
+#
+#   test_counters.sh MEMLAB_COUNTERS
+set -uo pipefail
+counters=${1:?usage: test_counters.sh MEMLAB_COUNTERS}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# A report with one variant: a count, a ratio, a percentage and the DRAM bytes written.
+report() {
+  cat >"$work/report.json" <<JSON
+{"records": [{"variant": "copy", "resources": {"kernel": "_Z4copyPfPKfm"},
+  "metrics": {
+    "dram__bytes_read.sum": {"alias": "dram_read_bytes", "unit": "bytes", "measured": $1},
+    "smsp__sass_inst_executed_op_shared_ld.sum / smsp__inst_executed_op_shared_ld.sum":
+      {"alias": "wavefronts_per_shared_load", "unit": "wavefronts", "measured": $2},
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct":
+      {"alias": "gld_efficiency", "unit": "%", "measured": $3},
+    "dram__bytes_write.sum": {"alias": "dram_write_bytes", "unit": "bytes", "measured": $4}}}]}
+JSON
+}
+cat >"$work/ncu.csv" <<'CSV'
+==PROF== Connected to process 1
+"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"
+"0","copy","dram__bytes_read.sum","byte","1,000,000"
+"0","copy","dram__bytes_write.sum","byte","50,000,000"
+"0","copy","smsp__inst_executed_op_shared_ld.sum","inst","1,000"
+"0","copy","smsp__sass_inst_executed_op_shared_ld.sum","wavefront","4,000"
+"0","copy","smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct","%","50"
+CSV
+
+expect() {  # expect STATUS DESCRIPTION MEASURED... [FLOOR]
+  local want=$1 what=$2
+  report "$3" "$4" "$5" "$6"
+  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "${7:-0}" >"$work/out" 2>&1
+  local got=$?
+  [[ $got == "$want" ]] || { fail "$what: exit $got, expected $want"; cat "$work/out"; }
+}
+
+expect 0 "equal values" 1000000 4 50 50000000
+expect 0 "counts 0.9% apart" 1009000 4 50 50000000
+expect 1 "counts 1.1% apart" 1011000 4 50 50000000
+expect 0 "ratios 0.9% apart" 1000000 4.036 50 50000000
+expect 1 "ratios 2% apart" 1000000 4.08 50 50000000
+expect 0 "percentages 0.5 points apart" 1000000 4 50.5 50000000
+expect 1 "percentages 0.6 points apart" 1000000 4 50.6 50000000
+expect 0 "writes 0.9% apart" 1000000 4 50 49550000
+expect 1 "writes 4% apart, no floor" 1000000 4 50 48000000
+expect 0 "writes 2 MB apart, floor 2.1 MB" 1000000 4 50 48000000 2100000
+expect 1 "writes 3 MB apart, floor 2.1 MB" 1000000 4 50 47000000 2100000
+expect 1 "a value memlab did not read" 1000000 4 50 null
+report 1000000 4 50 48000000
+"$counters" compare "$work/report.json" copy "$work/ncu.csv" 2100000 | grep -q "within ncu's write floor" ||
+  fail "a write difference inside the floor is not labelled as such"
+
+[[ $("$counters" ncu-value "$work/ncu.csv" dram__bytes_write.sum) == 50000000 ]] ||
+  fail "ncu-value did not read dram__bytes_write.sum"
+"$counters" ncu-value "$work/ncu.csv" no_such.metric >/dev/null 2>&1
+[[ $? == 2 ]] || fail "ncu-value of an absent metric did not exit 2"
+for floor in -1 abc 5x ""; do
+  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "$floor" >/dev/null 2>&1
+  [[ $? == 2 ]] || fail "write floor '$floor' was not refused with exit 2"
+done
+"$counters" compare "$work/report.json" nosuch "$work/ncu.csv" 0 >/dev/null 2>&1
+[[ $? == 2 ]] || fail "an unknown variant was not refused with exit 2"
+
+if ((failures > 0)); then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "memlab_counters: every judgement as expected"
