@@ -11,10 +11,10 @@
  * CUPTI has traps that report success; this file checks each one itself:
  *   - enabling the range profiler twice on a context succeeds and crashes later: one session
  *     per process (session_open), and prof_begin refuses to begin twice;
- *   - the first cuptiRangeProfilerStart after cuptiRangeProfilerEnable takes about 130 ms on an
- *     H200, later ones none: the range profiler is enabled once, in prof_open, and every
- *     collection sets its own config and counter data image on it (timing a kernel while it is
- *     enabled but not started measured the same as without it);
+ *   - a range profiler collects only in its first SetConfig/Start/Stop cycle: a later cycle with
+ *     another config and counter data image crashed (H200, CUDA 13.0). So each prof_begin
+ *     enables it and each prof_end disables it again, although the first Start after an Enable
+ *     costs about 130 ms;
  *   - ranges that do not fit in the counter data image are dropped without saying so (measured on
  *     an H100: 6 kernels into room for 4 gave 4 ranges and a dropped count of 0): the image has
  *     room for MAX_RANGES, and prof_end checks that exactly one range (one kernel) came back;
@@ -61,10 +61,9 @@ struct prof_session {
     prof_prelude prelude;                     /* launched after Start, before the kernel */
     void *prelude_argument;
 
-    CUpti_RangeProfiler_Object *range_profiler;  /* enabled from prof_open to prof_close */
-
     /* Set by prof_begin, released by prof_end. */
     int collecting;
+    CUpti_RangeProfiler_Object *range_profiler;
     CUpti_Profiler_Host_Object *host;
     const char **metric_names;
     size_t metric_count;
@@ -550,31 +549,12 @@ static prof_status start_session(prof_session *session)
         status = read_chip_name(session);
     if (status == PROF_OK)
         status = read_counter_availability(session);
-    if (status != PROF_OK)
-        return status;
-
-    CUpti_RangeProfiler_Enable_Params enable_params = {
-        .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE,
-        .ctx = session->context,
-    };
-    result = cuptiRangeProfilerEnable(&enable_params);
-    if (result != CUPTI_SUCCESS)
-        return cupti_failure("cuptiRangeProfilerEnable", result);
-    session->range_profiler = enable_params.pRangeProfilerObject;
-    return PROF_OK;
+    return status;
 }
 
 /* Undoes whatever start_session got done, and frees the session. */
 static prof_status end_session(prof_session *session, prof_status status)
 {
-    if (session->range_profiler != NULL) {
-        CUpti_RangeProfiler_Disable_Params params = {
-            .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
-            .pRangeProfilerObject = session->range_profiler,
-        };
-        status = cleanup_failure("cuptiRangeProfilerDisable", cuptiRangeProfilerDisable(&params),
-                                 status);
-    }
     if (session->profiler_initialized) {
         CUpti_Profiler_DeInitialize_Params params = {
             .structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE,
@@ -726,6 +706,15 @@ static prof_status start_collection(prof_session *session, const char *const *na
     if (status != PROF_OK)
         return status;
 
+    CUpti_RangeProfiler_Enable_Params enable_params = {
+        .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE,
+        .ctx = session->context,
+    };
+    CUptiResult result = cuptiRangeProfilerEnable(&enable_params);
+    if (result != CUPTI_SUCCESS)
+        return cupti_failure("cuptiRangeProfilerEnable", result);
+    session->range_profiler = enable_params.pRangeProfilerObject;
+
     status = create_counter_data_image(session);
     if (status != PROF_OK)
         return status;
@@ -745,7 +734,7 @@ static prof_status start_collection(prof_session *session, const char *const *na
         .passIndex = 0,
         .targetNestingLevel = 1,
     };
-    CUptiResult result = cuptiRangeProfilerSetConfig(&config_params);
+    result = cuptiRangeProfilerSetConfig(&config_params);
     if (result != CUPTI_SUCCESS)
         return cupti_failure("cuptiRangeProfilerSetConfig", result);
 
@@ -762,9 +751,19 @@ static prof_status start_collection(prof_session *session, const char *const *na
     return PROF_OK;
 }
 
-/* Frees what start_collection made; the session can then begin again. */
+/* Disables the range profiler and frees what start_collection made; the session can then begin
+ * again. */
 static prof_status release_collection(prof_session *session, prof_status status)
 {
+    if (session->range_profiler != NULL) {
+        CUpti_RangeProfiler_Disable_Params params = {
+            .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE,
+            .pRangeProfilerObject = session->range_profiler,
+        };
+        status = cleanup_failure("cuptiRangeProfilerDisable", cuptiRangeProfilerDisable(&params),
+                                 status);
+    }
+    session->range_profiler = NULL;
     if (session->host != NULL)
         status = destroy_host_object(session->host, status);
     session->host = NULL;
@@ -847,8 +846,8 @@ static prof_status decode_ranges(prof_session *session)
         return PROF_ERR_DROPPED_RANGES;
     }
     if (info_params.numTotalRanges != expected_ranges(session)) {
-        set_error("the profiled region launched %zu kernels; exactly one is expected%s",
-                  info_params.numTotalRanges - (expected_ranges(session) - 1),
+        set_error("the profiled region made %zu ranges and %zu were expected: exactly one "
+                  "kernel%s", info_params.numTotalRanges, expected_ranges(session),
                   session->prelude != NULL ? " after the prelude's one" : "");
         return PROF_ERR_DROPPED_RANGES;
     }
