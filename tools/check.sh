@@ -5,7 +5,7 @@
 #      clean under compute-sanitizer's memcheck, racecheck, initcheck and synccheck.
 #   2. For every variant of those runs, memlab's counters (its JSON report) equal Nsight
 #      Compute's for the same kernel and the same Perfworks names: counts within 1%,
-#      percentages within 0.5 points; DRAM bytes written within 1% or ncu's own write floor,
+#      percentages within 0.5 points; DRAM bytes written within 1% plus ncu's own write floor,
 #      measured first (tools/ncu_floor.sh).
 #
 # Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.

@@ -8,10 +8,10 @@
  *       (ncu --csv --print-units base); exit 1 if any pair disagrees: counts by more than 1%
  *       (and more than RESIDUE_EVENTS: the bank-conflict counter carries a residue of a few
  *       dozen events that varies from run to run), ratios by more than 1% (and more than
- *       RESIDUE_RATIO), percentages by more than 0.5 points. DRAM bytes written by more than 1%
- *       and more than WRITE_FLOOR: the bytes Nsight Compute itself shows written by a kernel
- *       that writes nothing (its setup leaves dirty lines in the L2 after its cache flush, and
- *       the kernel writes them back), measured in the same check.
+ *       RESIDUE_RATIO), percentages by more than 0.5 points, DRAM bytes written by more than 1%
+ *       plus WRITE_FLOOR: the bytes Nsight Compute itself shows written by a kernel that writes
+ *       nothing (its setup leaves dirty lines in the L2 after its cache flush, and the kernel
+ *       writes them back), measured in the same check.
  *   memlab_counters ncu-value NCU.csv NAME
  *       one metric's value from Nsight Compute's CSV
  *   memlab_counters best REPORT.json
@@ -266,12 +266,14 @@ static int compare(const char *report_path, const char *variant, const char *ncu
         if (ours == 0 && theirs == 0)
             difference = 0;
         int is_dram_write = strcmp(key, DRAM_WRITE) == 0;
-        double residue = slash != NULL ? RESIDUE_RATIO : is_dram_write ? write_floor : RESIDUE_EVENTS;
         int agrees;
         if (is_percent)
             agrees = difference <= PERCENT_TOLERANCE;
+        else if (is_dram_write)
+            agrees = absolute <= COUNT_TOLERANCE * fabs(theirs) + write_floor;
         else
-            agrees = difference <= COUNT_TOLERANCE || absolute <= residue;
+            agrees = difference <= COUNT_TOLERANCE ||
+                     absolute <= (slash != NULL ? RESIDUE_RATIO : RESIDUE_EVENTS);
         printf("  %-38s memlab %14.6g  ncu %14.6g  diff %8.3f%s  %s\n", alias, ours, theirs,
                is_percent ? difference : 100.0 * difference, is_percent ? " pt" : " % ",
                !agrees                                       ? "DISAGREE"
