@@ -335,6 +335,24 @@ static void fill_metric_results(ml_record *record, const metric_selection *selec
     }
 }
 
+/* FLOPs per byte the global loads asked for: the tiling lesson's compute-to-memory ratio. */
+static void fill_intensity(ml_record *record)
+{
+    record->flops_per_gld_byte_predicted = NAN;
+    record->flops_per_gld_byte_measured = NAN;
+    if (record->flops <= 0)
+        return;
+    for (int i = 0; i < record->metric_count; i++) {
+        const ml_metric_result *result = &record->metric[i];
+        if (strcmp(result->alias, "gld_bytes") != 0)
+            continue;
+        if (result->predicted > 0)
+            record->flops_per_gld_byte_predicted = record->flops / result->predicted;
+        if (result->measured > 0)
+            record->flops_per_gld_byte_measured = record->flops / result->measured;
+    }
+}
+
 static void time_variant(const ml_problem *problem, const ml_options *options,
                          const l2_flush *flush, ml_record *record)
 {
@@ -526,6 +544,7 @@ static int run_model(const ml_lab *lab, const ml_options *options,
             ml_sweep_point(options, point, record->param);
             record->pct_of_ceiling = record->gbps = record->gflops = NAN;
             record->pct_of_flops_ceiling = NAN;
+            record->flops_per_gld_byte_predicted = record->flops_per_gld_byte_measured = NAN;
             ml_prediction prediction = {0};
             lab->variants[v].predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, NULL);
@@ -689,6 +708,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);
+            fill_intensity(record);
 
             lab->teardown(&problem);
             free(problem.reference);

@@ -69,6 +69,13 @@ static bool any_record_has_flops(const ml_report *report)
     return false;
 }
 
+/* 1 if the record shows FLOPs per global-load byte: a prediction, and a measurement beside it. */
+static int has_intensity(const ml_record *record)
+{
+    return !isnan(record->flops_per_gld_byte_predicted) &&
+           !isnan(record->flops_per_gld_byte_measured);
+}
+
 static const ml_metric_result *find_metric(const ml_record *record, const char *alias)
 {
     for (int i = 0; i < record->metric_count; i++)
@@ -285,7 +292,7 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
 {
     int metric_rows = 0;
     for (int r = 0; r < report->record_count; r++)
-        metric_rows += report->records[r].metric_count;
+        metric_rows += report->records[r].metric_count + has_intensity(&report->records[r]);
     if (metric_rows == 0)
         return;
 
@@ -315,6 +322,17 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
             bool has_ratio = !isnan(metric->predicted) && !isnan(metric->measured) &&
                              metric->predicted != 0;
             table_number(&table, "%.3f", has_ratio ? metric->measured / metric->predicted : NAN);
+        }
+        if (has_intensity(record)) {
+            double predicted = record->flops_per_gld_byte_predicted;
+            double measured = record->flops_per_gld_byte_measured;
+            table_cell(&table, "%s", record->variant);
+            table_cell(&table, "%s", params);
+            table_cell(&table, "flops_per_gld_byte");
+            table_cell(&table, "FLOP/B");
+            table_number(&table, "%.3f", predicted);
+            table_number(&table, "%.3f", measured);
+            table_number(&table, "%.3f", measured / predicted);
         }
     }
 
@@ -455,7 +473,7 @@ void ml_report_csv(const ml_report *report, FILE *stream)
     for (int i = 0; i < lab->num_params; i++)
         fprintf(stream, ",%s", lab->params[i].name);
     fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,"
-          "pct_of_flops_ceiling,correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
+          "pct_of_flops_ceiling,flops_per_gld_byte_predicted,flops_per_gld_byte_measured,correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
           "spill_store_bytes,spill_load_bytes,shared_bytes_per_block,threads_per_block,"
           "blocks_per_sm,occupancy_pct",
           stream);
@@ -479,6 +497,8 @@ void ml_report_csv(const ml_report *report, FILE *stream)
         csv_number(stream, record->flops);
         csv_number(stream, if_timed(record, record->gflops));
         csv_number(stream, if_timed(record, record->pct_of_flops_ceiling));
+        csv_number(stream, record->flops_per_gld_byte_predicted);
+        csv_number(stream, record->flops_per_gld_byte_measured);
         csv_number(stream, record->checked ? record->correct : NAN);
         csv_number(stream, record->checked ? record->comparison.max_rel_error : NAN);
         const ml_kernel_resources *resources = &record->resources;
@@ -635,6 +655,14 @@ static cJSON *json_resources(const ml_record *record)
     return json_built(object, ok);
 }
 
+static cJSON *json_intensity(const ml_record *record)
+{
+    cJSON *object = cJSON_CreateObject();
+    bool ok = json_add(object, "predicted", json_number(record->flops_per_gld_byte_predicted)) &&
+              json_add(object, "measured", json_number(record->flops_per_gld_byte_measured));
+    return json_built(object, ok);
+}
+
 static cJSON *json_record(const ml_report *report, const ml_record *record)
 {
     bool checked = record->checked;
@@ -650,6 +678,7 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "gflops", json_number(if_timed(record, record->gflops))) &&
         json_add(object, "pct_of_flops_ceiling",
                  json_number(if_timed(record, record->pct_of_flops_ceiling))) &&
+        json_add(object, "flops_per_gld_byte", json_intensity(record)) &&
         json_add(object, "resources", json_resources(record)) &&
         json_add(object, "correct",
                  checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&

@@ -43,6 +43,10 @@ typedef struct {
     double pct_of_ceiling;      /* gbps / copy ceiling, in % (NAN without ceiling) */
     double gflops;              /* NAN when the variant does no arithmetic */
     double pct_of_flops_ceiling;    /* gflops / the lab's flops_ceiling variant's, in % (NAN) */
+    /* Arithmetic intensity against global loads: flops over the gld_bytes metric, predicted and
+     * measured (NAN when the variant does no arithmetic or gld_bytes is not among its metrics). */
+    double flops_per_gld_byte_predicted;
+    double flops_per_gld_byte_measured;
     ml_kernel_resources resources;
     int checked;                /* 0 under --model */
     int correct;

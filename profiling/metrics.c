@@ -59,6 +59,15 @@ static const prof_metric metric_table[] = {
         .meaning = "global load requests at L1: one per load instruction a warp executes",
     },
     {
+        .alias = "gld_bytes",
+        .legacy_names = "",
+        .perfworks = "smsp__sass_data_bytes_mem_global_op_ld.sum",
+        .unit = "bytes",
+        .group = "global",
+        .meaning = "bytes global load instructions asked for: each active lane's, a byte several "
+                   "lanes of one instruction read counted once; instrumented, like gld_efficiency",
+    },
+    {
         .alias = "gst_requests",
         .legacy_names = "",
         .perfworks = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",

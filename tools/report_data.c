@@ -179,6 +179,10 @@ double rd_value(const cJSON *record, const char *column)
     if (is_one_of(column, resources, COUNT(resources)))
         return number(member(member(record, "resources"), column));
 #undef COUNT
+    if (strcmp(column, "flops_per_gld_byte_predicted") == 0)
+        return number(member(member(record, "flops_per_gld_byte"), "predicted"));
+    if (strcmp(column, "flops_per_gld_byte_measured") == 0)
+        return number(member(member(record, "flops_per_gld_byte"), "measured"));
     double value;
     if (metric_value(record, column, &value))
         return value;
@@ -235,7 +239,8 @@ void rd_write_csv(const cJSON *report, FILE *stream)
 {
     static const char *const fixed_columns[] = {
         "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "flops",
-        "gflops", "pct_of_flops_ceiling", "correct", "max_rel_error", "registers_per_thread",
+        "gflops", "pct_of_flops_ceiling", "flops_per_gld_byte_predicted",
+        "flops_per_gld_byte_measured", "correct", "max_rel_error", "registers_per_thread",
         "local_bytes_per_thread", "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block",
         "threads_per_block", "blocks_per_sm",
         "occupancy_pct"};

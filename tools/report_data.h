@@ -33,6 +33,7 @@ const char *rd_device_name(const cJSON *report);
  *   a top-level number: bytes, gbps, pct_of_ceiling, flops, gflops, pct_of_flops_ceiling,
  *     max_rel_error, mismatches; correct (1 or 0);
  *   timing: median_ms, min_ms, max_ms, cv, reps;
+ *   flops_per_gld_byte_predicted, flops_per_gld_byte_measured;
  *   resources: registers_per_thread, local_bytes_per_thread, shared_bytes_per_block,
  *     threads_per_block, blocks_per_sm, occupancy_pct;
  *   METRIC.predicted, METRIC.measured: METRIC is an alias (gld_efficiency) or a Perfworks name;

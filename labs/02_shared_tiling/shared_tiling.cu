@@ -534,6 +534,7 @@ static void predict_loads(const ml_global_totals *loads, long long m, long long 
 {
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
+    ml_predict(prediction, "gld_bytes", loads->used_bytes);
     ml_predict(prediction, "dram_read_bytes", compulsory_read_bytes(m, k, n));
 }
 
@@ -588,7 +589,6 @@ static void predict_coarsened(const long long *param, ml_prediction *prediction)
     ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
 }
 
-/* cuBLAS's kernels are its own: only the compulsory DRAM traffic is predicted. */
 /* cuBLAS is the ceiling, not a lesson: no counters (for some shapes it launches two kernels,
  * and the profiler reads exactly one per range). */
 static void predict_cublas(const long long *param, ml_prediction *prediction)
@@ -599,8 +599,9 @@ static void predict_cublas(const long long *param, ml_prediction *prediction)
 
 /* ---- the variant table ------------------------------------------------------------------------ */
 
-#define NAIVE_METRICS "gld_transactions,gld_requests,dram_read_bytes"
-#define TILED_METRICS "gld_transactions,gld_requests,shared_load_transactions,dram_read_bytes"
+#define NAIVE_METRICS "gld_transactions,gld_requests,gld_bytes,dram_read_bytes"
+#define TILED_METRICS \
+    "gld_transactions,gld_requests,gld_bytes,shared_load_transactions,dram_read_bytes"
 
 static const ml_variant variants[] = {
     {"naive", "one thread per P element, 2 global loads per multiply-add",

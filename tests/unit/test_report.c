@@ -80,6 +80,8 @@ static void make_report(ml_report *report)
     coalesced->pct_of_ceiling = 0.0004096;
     coalesced->gflops = NAN;
     coalesced->pct_of_flops_ceiling = NAN;
+    coalesced->flops_per_gld_byte_predicted = 0.25;
+    coalesced->flops_per_gld_byte_measured = 0.2;
     coalesced->resources = (ml_kernel_resources){.known = 1, .kernel_name = "_Z4copyPKfPfm",
                                                  .registers_per_thread = 16,
                                                  .local_bytes_per_thread = 0,
@@ -107,6 +109,8 @@ static void make_report(ml_report *report)
     strided->pct_of_ceiling = 0.00016;
     strided->gflops = NAN;
     strided->pct_of_flops_ceiling = NAN;
+    strided->flops_per_gld_byte_predicted = NAN;
+    strided->flops_per_gld_byte_measured = NAN;
     strided->checked = 1;
     strided->correct = 0;
     strided->comparison = (ml_comparison){.count = 1000, .mismatches = 3, .max_rel_error = 0.5,
@@ -317,6 +321,9 @@ static void test_json_run(void **state)
     assert_true(cJSON_IsTrue(member(coalesced, "correct")));
     assert_float_equal(number_member(coalesced, "mismatches"), 0, 0);
     assert_true(cJSON_IsNull(member(coalesced, "pct_of_flops_ceiling")));
+    const cJSON *intensity = member(coalesced, "flops_per_gld_byte");
+    assert_float_equal(number_member(intensity, "predicted"), 0.25, 0);
+    assert_float_equal(number_member(intensity, "measured"), 0.2, 0);
     const cJSON *resources = member(coalesced, "resources");
     assert_string_equal(string_member(resources, "kernel"), "_Z4copyPKfPfm");
     assert_float_equal(number_member(resources, "registers_per_thread"), 16, 0);
@@ -425,7 +432,8 @@ static void test_json_out_of_memory(void **state)
 
 static const char *const expected_csv_columns[] = {
     "lab", "variant", "n", "stride", "device", "median_ms", "min_ms", "max_ms", "cv", "bytes",
-    "gbps", "pct_of_ceiling", "flops", "gflops", "pct_of_flops_ceiling", "correct",
+    "gbps", "pct_of_ceiling", "flops", "gflops", "pct_of_flops_ceiling",
+    "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured", "correct",
     "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "spill_store_bytes",
     "spill_load_bytes", "shared_bytes_per_block",
     "threads_per_block", "blocks_per_sm", "occupancy_pct",
@@ -469,6 +477,8 @@ static void test_csv(void **state)
     assert_string_equal(fields[csv_column("cv")], "0.05");
     assert_string_equal(fields[csv_column("bytes")], "8192");
     assert_string_equal(fields[csv_column("gflops")], "");
+    assert_string_equal(fields[csv_column("flops_per_gld_byte_predicted")], "0.25");
+    assert_string_equal(fields[csv_column("flops_per_gld_byte_measured")], "0.2");
     assert_string_equal(fields[csv_column("correct")], "1");
     assert_string_equal(fields[csv_column("gld_sectors_measured")], "130");
     assert_string_equal(fields[csv_column("registers_per_thread")], "16");
@@ -548,6 +558,12 @@ static void test_table_contents(void **state)
     assert_non_null(strstr(text, "\nFAIL strided n=1000 stride=2: 3 of 1000 elements"));
     assert_non_null(strstr(text, "[3]"));
     assert_non_null(strstr(text, "[7]"));
+    /* FLOPs per global-load byte: a row of the metrics table for the record that has it. */
+    const char *intensity = strstr(text, "flops_per_gld_byte");
+    assert_non_null(intensity);
+    assert_null(strstr(intensity + 1, "flops_per_gld_byte"));
+    assert_non_null(strstr(intensity, "FLOP/B"));
+    assert_non_null(strstr(intensity, "0.800"));
 
     char *lines[64];
     int count = split_lines(text, lines, 64);

@@ -81,6 +81,8 @@ static void make_measured_report(ml_report *report)
     coalesced->flops = 0;
     coalesced->gflops = NAN;
     coalesced->pct_of_flops_ceiling = NAN;
+    coalesced->flops_per_gld_byte_predicted = 0.25;
+    coalesced->flops_per_gld_byte_measured = 0.2;
     coalesced->resources = (ml_kernel_resources){.known = 1, .registers_per_thread = 16,
                                                  .local_bytes_per_thread = 0,
                                                  .shared_bytes_per_block = 4224,
@@ -105,6 +107,8 @@ static void make_measured_report(ml_report *report)
     strided->pct_of_ceiling = 0.00016;
     strided->gflops = NAN;
     strided->pct_of_flops_ceiling = NAN;
+    strided->flops_per_gld_byte_predicted = NAN;
+    strided->flops_per_gld_byte_measured = NAN;
     strided->checked = 1;
     strided->correct = 0;
     strided->comparison = (ml_comparison){.count = 1000, .mismatches = 3, .max_rel_error = 0.5};
