@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # ./memlab bench BUILD_DIR [OUT.json]: a benchmark of the suite, not a test.
 #
-#   1. Each lab at its default sizes, every variant timed: the variant closest to its ceiling
-#      (the device-to-device copy measured in the same run, or cuBLAS for the tiling lab).
+#   1. Each lab's runs in labs/NN_PROGRAM/bench.args (one per line; every variant at default
+#      sizes without the file): the variant closest to its ceiling (the device-to-device copy
+#      measured in the same run, or cuBLAS for the tiling lab). The file leaves out variants
+#      that move less memory than they count, such as a warp reading one address.
 #   2. What counters cost: memlab's wall time to collect every variant's default counters
 #      (one run with counters minus one without), beside Nsight Compute collecting the same
 #      Perfworks names on the same kernels (each variant under ncu minus the same run without).
@@ -41,9 +43,22 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   program=${program#[0-9][0-9]_}
   lab=$build/labs/$program
 
-  "$lab" --metrics none --format json --out "$work/$program-time.json" >/dev/null 2>&1 ||
-    echo "memlab bench: $program exited non-zero" >&2
-  read -r best percent ceiling < <("$counters" best "$work/$program-time.json")
+  runs=()
+  if [[ -f $directory/bench.args ]]; then
+    while IFS= read -r arguments || [[ -n $arguments ]]; do
+      [[ -z $arguments || $arguments == \#* ]] || runs+=("$arguments")
+    done <"$directory/bench.args"
+  else
+    runs=("")
+  fi
+  timed=()
+  for index in "${!runs[@]}"; do
+    timed+=("$work/$program-time-$index.json")
+    # shellcheck disable=SC2086 # the arguments are words on purpose
+    "$lab" ${runs[$index]} --metrics none --format json --out "${timed[-1]}" >/dev/null 2>&1 ||
+      echo "memlab bench: $program ${runs[$index]} exited non-zero" >&2
+  done
+  read -r best percent ceiling < <("$counters" best "${timed[@]}")
 
   with_counters=$(seconds "$lab" "${quick[@]}" --format json --out "$work/$program-counters.json")
   without=$(seconds "$lab" "${quick[@]}" --metrics none)

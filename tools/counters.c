@@ -14,9 +14,9 @@
  *       writes them back), measured in the same check.
  *   memlab_counters ncu-value NCU.csv NAME
  *       one metric's value from Nsight Compute's CSV
- *   memlab_counters best REPORT.json
- *       the record closest to its ceiling: VARIANT PERCENT CEILING (copy bandwidth, or the
- *       lab's FLOP/s ceiling variant)
+ *   memlab_counters best REPORT.json...
+ *       the record closest to its ceiling over the reports: VARIANT PERCENT CEILING (copy
+ *       bandwidth, or the lab's FLOP/s ceiling variant)
  *   memlab_counters bench-json ROWS.tsv
  *       ./memlab bench's rows (lab, best variant, % of ceiling, ceiling, memlab seconds, ncu
  *       seconds; tab-separated) as JSON on standard output
@@ -293,30 +293,39 @@ static double number_or_nan(const cJSON *object, const char *name)
     return cJSON_IsNumber(item) ? item->valuedouble : NAN;
 }
 
-static int best(const char *path)
+/* The record closest to its ceiling over several reports of one lab. */
+static int best(int count, char **paths)
 {
-    cJSON *report = read_report(path);
-    const cJSON *ceiling_variant = cJSON_GetObjectItemCaseSensitive(report, "flops_ceiling_variant");
-    int by_flops = cJSON_IsString(ceiling_variant);
-    const char *best_variant = NULL;
+    const char *best_variant = NULL, *ceiling = "copy";
     double best_percent = -1;
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const char *variant = cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-        if (by_flops && strcmp(variant, ceiling_variant->valuestring) == 0)
-            continue;       /* the ceiling is not a contender */
-        double percent = number_or_nan(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
-        if (!isnan(percent) && percent > best_percent) {
-            best_percent = percent;
-            best_variant = variant;
+    cJSON *reports[64];
+    if (count > 64)
+        die("too many reports", "");
+    for (int i = 0; i < count; i++) {
+        cJSON *report = reports[i] = read_report(paths[i]);
+        const cJSON *ceiling_variant =
+            cJSON_GetObjectItemCaseSensitive(report, "flops_ceiling_variant");
+        int by_flops = cJSON_IsString(ceiling_variant);
+        const cJSON *record = NULL;
+        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+        {
+            const char *variant = cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
+            if (by_flops && strcmp(variant, ceiling_variant->valuestring) == 0)
+                continue;       /* the ceiling is not a contender */
+            double percent =
+                number_or_nan(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
+            if (!isnan(percent) && percent > best_percent) {
+                best_percent = percent;
+                best_variant = variant;
+                ceiling = by_flops ? ceiling_variant->valuestring : "copy";
+            }
         }
     }
     if (best_variant == NULL)
-        die("no timed record in ", path);
-    printf("%s %.1f %s\n", best_variant, best_percent,
-           by_flops ? ceiling_variant->valuestring : "copy");
-    cJSON_Delete(report);
+        die("no timed record in ", paths[0]);
+    printf("%s %.1f %s\n", best_variant, best_percent, ceiling);
+    for (int i = 0; i < count; i++)
+        cJSON_Delete(reports[i]);
     return 0;
 }
 
@@ -376,11 +385,11 @@ int main(int argc, char **argv)
         return compare(argv[2], argv[3], argv[4], parse_bytes(argv[5]));
     if (argc == 4 && strcmp(argv[1], "ncu-value") == 0)
         return ncu_value_of(argv[2], argv[3]);
-    if (argc == 3 && strcmp(argv[1], "best") == 0)
-        return best(argv[2]);
+    if (argc >= 3 && strcmp(argv[1], "best") == 0)
+        return best(argc - 2, &argv[2]);
     if (argc == 3 && strcmp(argv[1], "bench-json") == 0)
         return bench_json(argv[2]);
-    die("usage: memlab_counters variants|best REPORT.json | "
+    die("usage: memlab_counters variants REPORT.json | best REPORT.json... | "
         "compare REPORT.json VARIANT NCU.csv WRITE_FLOOR | ncu-value NCU.csv NAME | "
         "bench-json ROWS.tsv", "");
     return 2;

@@ -70,6 +70,19 @@ done
 "$counters" compare "$work/report.json" nosuch "$work/ncu.csv" 0 >/dev/null 2>&1
 [[ $? == 2 ]] || fail "an unknown variant was not refused with exit 2"
 
+# best: the record closest to its ceiling over several reports; a FLOP/s ceiling is no contender.
+echo '{"records": [{"variant": "padded", "pct_of_ceiling": 83.6}, {"variant": "naive", "pct_of_ceiling": 12.8}]}' >"$work/a.json"
+echo '{"records": [{"variant": "swizzled", "pct_of_ceiling": 81.8}]}' >"$work/b.json"
+[[ $("$counters" best "$work/a.json" "$work/b.json") == "padded 83.6 copy" ]] ||
+  fail "best over two reports did not pick padded"
+echo '{"flops_ceiling_variant": "cublas", "records": [{"variant": "cublas", "pct_of_flops_ceiling": 100},
+  {"variant": "coarsened", "pct_of_flops_ceiling": 78.2}]}' >"$work/c.json"
+[[ $("$counters" best "$work/c.json") == "coarsened 78.2 cublas" ]] ||
+  fail "best counted the FLOP/s ceiling as a contender"
+echo '{"records": [{"variant": "x", "pct_of_ceiling": null}]}' >"$work/d.json"
+"$counters" best "$work/d.json" >/dev/null 2>&1
+[[ $? == 2 ]] || fail "best of a report without timings did not exit 2"
+
 if ((failures > 0)); then
   echo "$failures failure(s)"
   exit 1

@@ -80,6 +80,18 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   [[ $(wc -l <"$work/err") -eq 1 ]] || fail "no-GPU message is not one line"
 fi
 
+# Every line of the lab's argument files (what ./memlab demo, check and bench run) is accepted.
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+for file in "$root"/labs/[0-9][0-9]_"$program"/{demo,check,bench}.args; do
+  [[ -f $file ]] || continue
+  while IFS= read -r arguments || [[ -n $arguments ]]; do
+    [[ -z $arguments || $arguments == \#* ]] && continue
+    # shellcheck disable=SC2086 # the arguments are words on purpose
+    "$lab" $arguments --model >/dev/null 2>"$work/err" ||
+      fail "$(basename "$file"): '$arguments' refused: $(head -n1 "$work/err")"
+  done <"$file"
+done
+
 lab_checks=$(dirname "${BASH_SOURCE[0]}")/cli_$program.sh
 # shellcheck source=/dev/null
 [[ -f $lab_checks ]] && source "$lab_checks"
