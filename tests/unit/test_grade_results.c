@@ -161,6 +161,38 @@ static void predictions_come_from_the_model_run(void **state)
     cJSON_Delete(close.report);
 }
 
+/* Adds the lab's FLOP/s ceiling (cuBLAS, no counters of its own) beside the report's record. */
+static void add_ceiling_record(cJSON *report_json)
+{
+    cJSON_AddStringToObject(report_json, "flops_ceiling_variant", "cublas");
+    cJSON *ceiling = cJSON_Parse("{\"variant\": \"cublas\", \"params\": {\"n\": 1001, \"stride\": 4},"
+                                 " \"timing\": {\"median_ms\": 1}, \"correct\": true,"
+                                 " \"mismatches\": 0, \"metrics\": {}}");
+    assert_non_null(ceiling);
+    cJSON_AddItemToArray(cJSON_GetObjectItemCaseSensitive(report_json, "records"), ceiling);
+}
+
+static void the_flops_ceiling_is_not_the_submission(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case t 2 visible\ncheck gld_efficiency ~ predicted 2%\n");
+    lab_run submission = finished(report("tiled16", 1, 50.0, 50.0, 1.0, NULL));
+    lab_run model = finished(report("tiled16", 1, NAN, 50.0, 1.0, "not read: --model"));
+    add_ceiling_record(submission.report);
+    add_ceiling_record(model.report);
+    char *text = evaluate(&rubric_case, &submission, NULL, &model, CASE_PASSED);
+    assert_null(strstr(text, "cublas"));
+    free(text);
+    /* A case that runs the ceiling alone judges it. */
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(submission.report, "records"), 0);
+    cJSON_DeleteItemFromArray(cJSON_GetObjectItemCaseSensitive(model.report, "records"), 0);
+    text = evaluate(&rubric_case, &submission, NULL, &model, CASE_FAILED);
+    expect_text(text, "cublas");
+    free(text);
+    cJSON_Delete(submission.report);
+    cJSON_Delete(model.report);
+}
+
 static void counters_not_read_never_pass(void **state)
 {
     (void)state;
@@ -493,6 +525,7 @@ int main(void)
         cmocka_unit_test(correct_passes_and_fails_with_the_mismatch_count),
         cmocka_unit_test(a_bound_says_measured_and_expected),
         cmocka_unit_test(predictions_come_from_the_model_run),
+        cmocka_unit_test(the_flops_ceiling_is_not_the_submission),
         cmocka_unit_test(counters_not_read_never_pass),
         cmocka_unit_test(time_ratio_needs_the_reference),
         cmocka_unit_test(a_run_that_did_not_finish_fails_with_why),
