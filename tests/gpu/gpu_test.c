@@ -138,6 +138,36 @@ long long gpu_test_param(const cJSON *record, const char *name)
     return (long long)number_or_nan(cJSON_GetObjectItemCaseSensitive(params, name));
 }
 
+cJSON *gpu_test_run_correct(const char *arguments, int time_limit_s)
+{
+    int exit_status = 0;
+    cJSON *report = gpu_test_run_lab(arguments, time_limit_s, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
+    assert_true(cJSON_GetArraySize(records) > 0);
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, records)
+    {
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")))
+            fail_msg("%s is not correct with %s",
+                     cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, arguments);
+    }
+    return report;
+}
+
+cJSON *gpu_test_run_with_counters(const char *arguments, int time_limit_s)
+{
+    cJSON *report = gpu_test_run_correct(arguments, time_limit_s);
+    const char *note = gpu_test_profiler_note(report);
+    if (note != NULL) {
+        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
+        cJSON_Delete(report);
+        skip();
+    }
+    return report;
+}
+
 const cJSON *gpu_test_record(const cJSON *report, const char *variant)
 {
     const cJSON *record = NULL;

@@ -17,6 +17,14 @@ int gpu_test_device_available(void);
  * crashed or ran past time_limit_s. */
 cJSON *gpu_test_run_lab(const char *arguments, int time_limit_s, int *exit_status);
 
+/* Runs the lab as gpu_test_run_lab does and fails the running CMocka test unless it exited 0
+ * with at least one record, every one correct; returns the report. */
+cJSON *gpu_test_run_correct(const char *arguments, int time_limit_s);
+
+/* The same, for a run whose counters must be read: skips the running CMocka test (after saying
+ * why) where this machine cannot read them. */
+cJSON *gpu_test_run_with_counters(const char *arguments, int time_limit_s);
+
 /* The metric with this alias in a record: predicted and measured values (NAN for null).
  * Returns 0 if found. */
 int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured);

@@ -24,38 +24,16 @@
 #define METRIC_TOLERANCE 0.01
 #define VARIANTS 3
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
-    }
-    return report;
-}
-
 static const char *variant_of(const cJSON *record)
 {
     return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
 }
 
-/* The same report with counters, or a skip where this machine cannot read them. */
+/* A report with counters and this many records, or a skip where this machine cannot read
+ * counters. */
 static cJSON *run_with_counters(const char *arguments, int expected_records)
 {
-    cJSON *report = run_correct(arguments);
-    const char *note = gpu_test_profiler_note(report);
-    if (note != NULL) {
-        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
-        cJSON_Delete(report);
-        skip();
-    }
+    cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
                      expected_records);
     return report;
@@ -75,7 +53,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         snprintf(arguments, sizeof arguments,
                  "--variant all --sweep fields=1:8:7 %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
                          2 * VARIANTS);
         cJSON_Delete(report);

@@ -36,36 +36,6 @@ static const char *const transposes[] = {"transpose_naive", "transpose_shared", 
                                          "transpose_swizzled"};
 #define TRANSPOSE_COUNT (sizeof transposes / sizeof transposes[0])
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
-    }
-    return report;
-}
-
-/* The report, or a skip when this machine does not let counters be read. */
-static cJSON *run_with_counters(const char *arguments)
-{
-    cJSON *report = run_correct(arguments);
-    const char *note = gpu_test_profiler_note(report);
-    if (note != NULL) {
-        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
-        cJSON_Delete(report);
-        skip();
-    }
-    return report;
-}
-
 static const char *variant_of(const cJSON *record)
 {
     return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
@@ -138,7 +108,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments, "--variant all %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 6);
         cJSON_Delete(report);
     }
@@ -154,7 +124,7 @@ static void shared_stride_is_correct_at_every_stride_and_width(void **state)
                  "--variant shared_stride --width %d --sweep stride=1:32 --metrics none --reps 1 "
                  "--warmup 0",
                  widths[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 32);
         cJSON_Delete(report);
     }
@@ -183,7 +153,8 @@ static void check_global_counters(const cJSON *record)
 static void transpose_counters_equal_the_model(void **state)
 {
     (void)state;
-    cJSON *report = run_with_counters("--variant all --rows 2048 --cols 6144 --reps 1 --warmup 0");
+    cJSON *report = gpu_test_run_with_counters(
+        "--variant all --rows 2048 --cols 6144 --reps 1 --warmup 0", TIME_LIMIT_S);
     for (size_t i = 0; i < TRANSPOSE_COUNT; i++) {
         const cJSON *record = gpu_test_record(report, transposes[i]);
         check_global_counters(record);
@@ -218,8 +189,9 @@ static void transpose_counters_equal_the_model(void **state)
 static void transpose_efficiency_equals_the_model_on_odd_sizes(void **state)
 {
     (void)state;
-    cJSON *report = run_with_counters("--variant all --rows 999 --cols 1001 --reps 1 --warmup 0 "
-                                      "--metrics gld_efficiency,gst_efficiency");
+    cJSON *report = gpu_test_run_with_counters("--variant all --rows 999 --cols 1001 --reps 1 "
+                                               "--warmup 0 --metrics gld_efficiency,gst_efficiency",
+                                               TIME_LIMIT_S);
     for (size_t i = 0; i < TRANSPOSE_COUNT; i++)
         check_global_counters(gpu_test_record(report, transposes[i]));
     cJSON_Delete(report);
@@ -229,7 +201,7 @@ static void transpose_efficiency_equals_the_model_on_odd_sizes(void **state)
 
 static void check_stride_sweep(const char *arguments, int expected_records)
 {
-    cJSON *report = run_with_counters(arguments);
+    cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
     assert_int_equal(cJSON_GetArraySize(records), expected_records);
     const cJSON *record = NULL;
@@ -258,7 +230,8 @@ static void wide_load_counters_equal_the_model(void **state)
 static void broadcast_is_one_wavefront(void **state)
 {
     (void)state;
-    cJSON *report = run_with_counters("--variant broadcast --reps 1 --warmup 0");
+    cJSON *report =
+        gpu_test_run_with_counters("--variant broadcast --reps 1 --warmup 0", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "broadcast");
     assert_metric_matches(record, "shared_load_instructions", COUNT_TOLERANCE);
     assert_no_excess(record, "shared_load_transactions_per_request");

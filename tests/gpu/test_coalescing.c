@@ -20,23 +20,6 @@
 #define TIME_LIMIT_S 300
 #define METRIC_TOLERANCE 0.01
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
-    }
-    return report;
-}
-
 static void every_variant_is_correct_on_odd_sizes(void **state)
 {
     (void)state;
@@ -49,7 +32,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char arguments[256];
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 4);
         cJSON_Delete(report);
     }
@@ -83,13 +66,7 @@ static void assert_metric_matches(const cJSON *record, const char *alias)
 
 static void counters_equal_the_model(const char *arguments, int expected_records)
 {
-    cJSON *report = run_correct(arguments);
-    const char *note = gpu_test_profiler_note(report);
-    if (note != NULL) {
-        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
-        cJSON_Delete(report);
-        skip();
-    }
+    cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
     assert_int_equal(cJSON_GetArraySize(records), expected_records);
     const cJSON *record = NULL;

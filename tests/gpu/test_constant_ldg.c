@@ -26,34 +26,6 @@
  * which moves requests per instruction by about 1% at 32 words. */
 #define REQUEST_TOLERANCE 0.05
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
-    }
-    return report;
-}
-
-/* Skips the test when this machine cannot read counters (the run itself went on). */
-static void skip_without_counters(cJSON *report)
-{
-    const char *note = gpu_test_profiler_note(report);
-    if (note != NULL) {
-        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
-        cJSON_Delete(report);
-        skip();
-    }
-}
-
 static const char *variant_of(const cJSON *record)
 {
     return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
@@ -90,7 +62,7 @@ static void every_variant_is_correct_with_edges(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments, "--variant all %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         int expected = strstr(cases[i], "--sweep") != NULL ? 6 * 7 : 6;
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
                          expected);
@@ -111,8 +83,7 @@ static void convolution_loads_equal_the_model(void **state)
         snprintf(arguments, sizeof arguments,
                  "--variant %s --rows 1023 --cols 2045 --sweep mask=3:15:4 --reps 1 --warmup 0",
                  variants[v]);
-        cJSON *report = run_correct(arguments);
-        skip_without_counters(report);
+        cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
         const cJSON *record = NULL;
         cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
         {
@@ -126,9 +97,8 @@ static void convolution_loads_equal_the_model(void **state)
 static void broadcast_is_one_request_per_instruction(void **state)
 {
     (void)state;
-    cJSON *report = run_correct("--variant constant_broadcast --rows 1024 --cols 1024 --reps 1 "
-                                "--warmup 0");
-    skip_without_counters(report);
+    cJSON *report = gpu_test_run_with_counters(
+        "--variant constant_broadcast --rows 1024 --cols 1024 --reps 1 --warmup 0", TIME_LIMIT_S);
     const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
     assert_metric_matches(record, "constant_requests_per_instruction", REQUEST_TOLERANCE);
     cJSON_Delete(report);
@@ -139,9 +109,10 @@ static void broadcast_is_one_request_per_instruction(void **state)
 static void divergent_requests_equal_distinct_words(void **state)
 {
     (void)state;
-    cJSON *report = run_correct("--variant constant_divergent --rows 1024 --cols 1024 --spacing 16 "
-                                "--sweep distinct=1:32 --reps 1 --warmup 0");
-    skip_without_counters(report);
+    cJSON *report = gpu_test_run_with_counters("--variant constant_divergent --rows 1024 "
+                                               "--cols 1024 --spacing 16 --sweep distinct=1:32 "
+                                               "--reps 1 --warmup 0",
+                                               TIME_LIMIT_S);
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
     assert_int_equal(cJSON_GetArraySize(records), 32);
     const cJSON *record = NULL;
@@ -173,8 +144,9 @@ static double median_ms(const cJSON *report, const char *variant)
 static void divergent_constant_is_slower_than_ldg(void **state)
 {
     (void)state;
-    cJSON *report = run_correct("--variant all --rows 2048 --cols 2048 --distinct 32 --spacing 16 "
-                                "--metrics none --reps 10 --warmup 2");
+    cJSON *report = gpu_test_run_correct("--variant all --rows 2048 --cols 2048 --distinct 32 "
+                                         "--spacing 16 --metrics none --reps 10 --warmup 2",
+                                         TIME_LIMIT_S);
     double constant = median_ms(report, "constant_divergent");
     double ldg = median_ms(report, "ldg_divergent");
     fprintf(stderr, "  32 words: constant %.3f ms, ldg %.3f ms (%.2fx)\n", constant, ldg,

@@ -29,36 +29,6 @@
 /* A whole number of warps, so that every warp runs the same code on 32 lanes. */
 #define SPILL_N (1 << 20)
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")));
-    }
-    return report;
-}
-
-/* The report of a run whose counters must be read: skips the case where they cannot be. */
-static cJSON *run_with_counters(const char *arguments)
-{
-    cJSON *report = run_correct(arguments);
-    const char *note = gpu_test_profiler_note(report);
-    if (note != NULL) {
-        fprintf(stderr, "counters unavailable on this machine: %s\n", note);
-        cJSON_Delete(report);
-        skip();
-    }
-    return report;
-}
-
 static const cJSON *only_record(const cJSON *report)
 {
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
@@ -117,7 +87,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char arguments[256];
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
         assert_int_equal(cJSON_GetArraySize(records), 5);
         cJSON_Delete(report);
@@ -128,8 +98,8 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
 static void static_index_stays_in_registers(void **state)
 {
     (void)state;
-    cJSON *report = run_with_counters("--variant static_index --n 1048583 --lane_stride 7 "
-                                      "--reps 1 --warmup 0");
+    cJSON *report = gpu_test_run_with_counters(
+        "--variant static_index --n 1048583 --lane_stride 7 --reps 1 --warmup 0", TIME_LIMIT_S);
     const cJSON *record = only_record(report);
     assert_int_equal((long long)resource(record, "local_bytes_per_thread"), 0);
     assert_int_equal((long long)resource(record, "spill_store_bytes"), 0);
@@ -143,8 +113,9 @@ static void static_index_stays_in_registers(void **state)
 static void dynamic_index_local_traffic_equals_the_model(void **state)
 {
     (void)state;
-    cJSON *report = run_with_counters("--variant dynamic_index --n 1048583 "
-                                      "--sweep lane_stride=0:31 --reps 1 --warmup 0");
+    cJSON *report = gpu_test_run_with_counters(
+        "--variant dynamic_index --n 1048583 --sweep lane_stride=0:31 --reps 1 --warmup 0",
+        TIME_LIMIT_S);
     const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
     assert_int_equal(cJSON_GetArraySize(records), 32);
     const cJSON *record = NULL;
@@ -165,7 +136,7 @@ static cJSON *run_spill_variant(const char *variant)
     char arguments[256];
     snprintf(arguments, sizeof arguments, "--variant %s --n %d --reps 3 --warmup 1", variant,
              SPILL_N);
-    return run_with_counters(arguments);
+    return gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
 }
 
 static double local_sectors(const cJSON *record)

@@ -27,25 +27,6 @@
 #define SECTOR_TOLERANCE 0.05
 #define VARIANT_COUNT 5 /* naive, tiled16, tiled32, coarsened, cublas */
 
-/* Runs the lab and checks it exited 0 with every record correct; returns the report. */
-static cJSON *run_correct(const char *arguments)
-{
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_true(cJSON_GetArraySize(records) > 0);
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
-    {
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")))
-            fail_msg("%s is not correct with %s",
-                     cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, arguments);
-    }
-    return report;
-}
-
 static void every_variant_is_correct_on_any_shape(void **state)
 {
     (void)state;
@@ -62,7 +43,7 @@ static void every_variant_is_correct_on_any_shape(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments,
                  "--variant all %s --metrics none --reps 1 --warmup 0 --seed %zu", sizes[i], 20 + i);
-        cJSON *report = run_correct(arguments);
+        cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
                          VARIANT_COUNT);
         cJSON_Delete(report);
@@ -94,7 +75,8 @@ static double shared_bytes_per_block(const cJSON *record)
 static void shared_memory_per_block_is_the_declared_tiles(void **state)
 {
     (void)state;
-    cJSON *report = run_correct("--variant all --m 33 --k 65 --n 17 --metrics none --reps 1 --warmup 0");
+    cJSON *report = gpu_test_run_correct(
+        "--variant all --m 33 --k 65 --n 17 --metrics none --reps 1 --warmup 0", TIME_LIMIT_S);
     assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled16")) == 2 * 16 * 16 * 4);
     assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled32")) == 2 * 32 * 32 * 4);
     assert_true(shared_bytes_per_block(gpu_test_record(report, "coarsened")) == 2 * 2 * 8 * 128 * 4);
@@ -110,7 +92,8 @@ static cJSON *square_report;
 static cJSON *square_1024(void)
 {
     if (square_report == NULL)
-        square_report = run_correct("--variant all --m 1024 --k 1024 --n 1024 --reps 1 --warmup 0");
+        square_report = gpu_test_run_correct(
+            "--variant all --m 1024 --k 1024 --n 1024 --reps 1 --warmup 0", TIME_LIMIT_S);
     return square_report;
 }
 
