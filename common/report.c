@@ -473,7 +473,8 @@ void ml_report_csv(const ml_report *report, FILE *stream)
     for (int i = 0; i < lab->num_params; i++)
         fprintf(stream, ",%s", lab->params[i].name);
     fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,"
-          "pct_of_flops_ceiling,flops_per_gld_byte_predicted,flops_per_gld_byte_measured,correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
+          "pct_of_flops_ceiling,flops_per_gld_byte_predicted,flops_per_gld_byte_measured,"
+          "correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
           "spill_store_bytes,spill_load_bytes,shared_bytes_per_block,threads_per_block,"
           "blocks_per_sm,occupancy_pct",
           stream);

@@ -43,14 +43,9 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   program=${program#[0-9][0-9]_}
   lab=$build/labs/$program
 
-  runs=()
-  if [[ -f $directory/bench.args ]]; then
-    while IFS= read -r arguments || [[ -n $arguments ]]; do
-      [[ -z $arguments || $arguments == \#* ]] || runs+=("$arguments")
-    done <"$directory/bench.args"
-  else
-    runs=("")
-  fi
+  runs=("")
+  [[ -f $directory/bench.args ]] &&
+    mapfile -t runs < <(grep -v -e '^[[:space:]]*$' -e '^[[:space:]]*#' "$directory/bench.args")
   timed=()
   for index in "${!runs[@]}"; do
     timed+=("$work/$program-time-$index.json")
