@@ -235,39 +235,29 @@ static void flush_prelude(void *argument)
     ml_flush_l2(flush->buffer, flush->bytes);
 }
 
-/* Collects names[0..count) over one launch of the variant. */
-static prof_status collect_once(profiler_state *profiler, const ml_problem *problem,
-                                const char *const *names, size_t count, double *values)
+/* Collects names[0..count): one launch of the variant in each pass the names need. */
+static prof_status collect(profiler_state *profiler, const ml_problem *problem,
+                           const char *const *names, size_t count, double *values)
 {
     prof_status status = prof_begin(profiler->session, names, count);
-    if (status == PROF_OK) {
+    int another_pass = 1;
+    while (status == PROF_OK && another_pass) {
         problem->variant->launch(problem);
         ML_LAUNCH_CHECK();
-        status = prof_end(profiler->session, values);
+        status = prof_next_pass(profiler->session, &another_pass);
     }
+    if (status == PROF_OK)
+        status = prof_end(profiler->session, values);
     return status;
 }
 
-/* 1 if the names fit in one replay pass. */
-static int fits_one_pass(const profiler_state *profiler, const char *const *names, size_t count)
-{
-    size_t bad_index = 0, passes = 0;
-    return prof_validate_metrics(prof_chip_name(profiler->session), names, count, &bad_index,
-                                 &passes) == PROF_OK &&
-           passes <= 1;
-}
-
-/* Reads the selected metrics of one variant. They are collected in groups that each fit one
- * replay pass, one launch per group: when CUPTI replays a kernel, every pass after the first
- * starts just after CUPTI restored device memory, and the restore's writes still in the L2
- * inflate the DRAM counters (an H200 read 268 MB written by a 256 MiB copy that way, 250 MB in
- * a pass of its own). A metric that needs several passes by itself gets a launch of its own. */
+/* Reads the selected metrics of one variant, all in one collection. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
                             double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
-    int first_input[ML_MAX_METRICS + 1], input_count[ML_MAX_METRICS];
+    int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
     size_t name_count = 0;
     for (int i = 0; i < selection->count; i++) {
         measured[i] = NAN;
@@ -278,33 +268,18 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         input_count[i] = (int)prof_metric_inputs(&selection->metric[i].metric, &names[name_count]);
         name_count += (size_t)input_count[i];
     }
-    first_input[selection->count] = (int)name_count;
     if (profiler->session == NULL || name_count == 0)
         return;
 
     double values[2 * ML_MAX_METRICS];
-    int group_start = 0;
-    while (group_start < selection->count) {
-        int group_end = group_start + 1;
-        while (group_end < selection->count &&
-               fits_one_pass(profiler, &names[first_input[group_start]],
-                             (size_t)(first_input[group_end + 1] - first_input[group_start])))
-            group_end++;
-        size_t count = (size_t)(first_input[group_end] - first_input[group_start]);
-        if (count > 0) {
-            prof_status status =
-                collect_once(profiler, problem, &names[first_input[group_start]], count,
-                             &values[first_input[group_start]]);
-            if (status != PROF_OK) {
-                profiler_warn(profiler, report, prof_last_error());
-                if (prof_status_is_environmental(status)) {
-                    prof_close(profiler->session);
-                    profiler->session = NULL;
-                }
-                return;
-            }
+    prof_status status = collect(profiler, problem, names, name_count, values);
+    if (status != PROF_OK) {
+        profiler_warn(profiler, report, prof_last_error());
+        if (prof_status_is_environmental(status)) {
+            prof_close(profiler->session);
+            profiler->session = NULL;
         }
-        group_start = group_end;
+        return;
     }
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)

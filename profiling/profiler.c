@@ -5,8 +5,13 @@
  * values. It needs no GPU.
  *
  * Target half: the range profiler, enabled on the device's context, applies a config image
- * around each kernel launch (auto range), replaying the kernel once per pass (kernel replay),
- * and writes the counters into a counter data image, which the host object then evaluates.
+ * around each kernel launch (auto range) and writes the counters into a counter data image,
+ * which the host object then evaluates. When the metrics need several passes, the caller
+ * launches the kernel once per pass (user replay, prof_next_pass). CUPTI's kernel replay would
+ * launch it for us, but it restores device memory before every pass after the first, and the
+ * restore's writes, still in the L2, then inflate that pass's DRAM counters (an H200 read
+ * 268 MB for a 256 MiB copy that way); and with user replay the whole collection costs one
+ * Enable, the expensive step below.
  *
  * CUPTI has traps that report success; this file checks each one itself:
  *   - enabling the range profiler twice on a context succeeds and crashes later: one session
@@ -63,6 +68,10 @@ struct prof_session {
 
     /* Set by prof_begin, released by prof_end. */
     int collecting;
+    int pass_running;                         /* Started, not yet Stopped */
+    int all_passes_submitted;                 /* the last Stop said so */
+    size_t passes;                            /* what the config image needs */
+    size_t passes_run;
     CUpti_RangeProfiler_Object *range_profiler;
     CUpti_Profiler_Host_Object *host;
     const char **metric_names;
@@ -686,6 +695,37 @@ static prof_status create_counter_data_image(prof_session *session)
     return PROF_OK;
 }
 
+/* One pass: Start, then the prelude's kernel; the caller's kernel follows. */
+static prof_status start_pass(prof_session *session)
+{
+    CUpti_RangeProfiler_Start_Params params = {
+        .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = session->range_profiler,
+    };
+    CUptiResult result = cuptiRangeProfilerStart(&params);
+    if (result != CUPTI_SUCCESS)
+        return cupti_failure("cuptiRangeProfilerStart", result);
+    session->pass_running = 1;
+    if (session->prelude != NULL)
+        session->prelude(session->prelude_argument);
+    return PROF_OK;
+}
+
+static prof_status stop_pass(prof_session *session)
+{
+    CUpti_RangeProfiler_Stop_Params params = {
+        .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = session->range_profiler,
+    };
+    CUptiResult result = cuptiRangeProfilerStop(&params);
+    session->pass_running = 0;
+    if (result != CUPTI_SUCCESS)
+        return cupti_failure("cuptiRangeProfilerStop", result);
+    session->passes_run++;
+    session->all_passes_submitted = params.isAllPassSubmitted;
+    return PROF_OK;
+}
+
 static prof_status start_collection(prof_session *session, const char *const *names, size_t count)
 {
     /* The host side first, so that a bad metric name is found before the device is touched. */
@@ -703,6 +743,9 @@ static prof_status start_collection(prof_session *session, const char *const *na
     if (status == PROF_OK)
         status = build_config_image(session->host, &session->config_image,
                                     &session->config_image_size);
+    if (status == PROF_OK)
+        status = count_passes(session->config_image, session->config_image_size,
+                              &session->passes);
     if (status != PROF_OK)
         return status;
 
@@ -726,8 +769,8 @@ static prof_status start_collection(prof_session *session, const char *const *na
         .pConfig = session->config_image,
         .counterDataImageSize = session->counter_data_size,
         .pCounterDataImage = session->counter_data,
-        .range = CUPTI_AutoRange,          /* one range around each kernel launch */
-        .replayMode = CUPTI_KernelReplay,  /* CUPTI replays the kernel once per pass */
+        .range = CUPTI_AutoRange,        /* one range around each kernel launch */
+        .replayMode = CUPTI_UserReplay,  /* the caller launches the kernel once per pass */
         .maxRangesPerPass = MAX_RANGES,
         .numNestingLevels = 1,
         .minNestingLevel = 1,
@@ -737,18 +780,8 @@ static prof_status start_collection(prof_session *session, const char *const *na
     result = cuptiRangeProfilerSetConfig(&config_params);
     if (result != CUPTI_SUCCESS)
         return cupti_failure("cuptiRangeProfilerSetConfig", result);
-
-    CUpti_RangeProfiler_Start_Params start_params = {
-        .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = session->range_profiler,
-    };
-    result = cuptiRangeProfilerStart(&start_params);
-    if (result != CUPTI_SUCCESS)
-        return cupti_failure("cuptiRangeProfilerStart", result);
     session->collecting = 1;
-    if (session->prelude != NULL)
-        session->prelude(session->prelude_argument);
-    return PROF_OK;
+    return start_pass(session);
 }
 
 /* Disables the range profiler and frees what start_collection made; the session can then begin
@@ -777,6 +810,10 @@ static prof_status release_collection(prof_session *session, prof_status status)
     session->counter_data = NULL;
     session->counter_data_size = 0;
     session->collecting = 0;
+    session->pass_running = 0;
+    session->all_passes_submitted = 0;
+    session->passes = 0;
+    session->passes_run = 0;
     return status;
 }
 
@@ -797,15 +834,28 @@ prof_status prof_begin(prof_session *session, const char *const *perfworks_names
     return PROF_OK;
 }
 
-static prof_status stop_collecting(prof_session *session)
+prof_status prof_next_pass(prof_session *session, int *another_pass)
 {
-    CUpti_RangeProfiler_Stop_Params params = {
-        .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = session->range_profiler,
-    };
-    CUptiResult result = cuptiRangeProfilerStop(&params);
-    if (result != CUPTI_SUCCESS)
-        return cupti_failure("cuptiRangeProfilerStop", result);
+    if (session == NULL || another_pass == NULL || !session->collecting ||
+        !session->pass_running) {
+        set_error("prof_next_pass needs prof_begin (or a previous prof_next_pass that asked for "
+                  "another pass) and a launch since");
+        return PROF_ERR_BAD_STATE;
+    }
+    *another_pass = 0;
+    prof_status status = stop_pass(session);
+    if (status == PROF_OK && !session->all_passes_submitted) {
+        if (session->passes_run >= session->passes) {
+            set_error("CUPTI asked for pass %zu of a config image that needs %zu",
+                      session->passes_run + 1, session->passes);
+            status = PROF_ERR_CUPTI;
+        } else {
+            status = start_pass(session);
+            *another_pass = status == PROF_OK;
+        }
+    }
+    if (status != PROF_OK)
+        return release_collection(session, status);
     return PROF_OK;
 }
 
@@ -894,7 +944,15 @@ prof_status prof_end(prof_session *session, double *values)
     for (size_t i = 0; i < session->metric_count; i++)
         values[i] = NAN;
 
-    prof_status status = stop_collecting(session);
+    prof_status status = PROF_OK;
+    if (session->pass_running)
+        status = stop_pass(session);
+    if (status == PROF_OK && !session->all_passes_submitted) {
+        set_error("the metrics need %zu passes and %zu ran: launch the kernel once per pass, "
+                  "calling prof_next_pass after each launch", session->passes,
+                  session->passes_run);
+        status = PROF_ERR_BAD_STATE;
+    }
     if (status == PROF_OK)
         status = decode_ranges(session);
     if (status == PROF_OK)
@@ -908,7 +966,8 @@ void prof_close(prof_session *session)
         return;
     prof_status status = PROF_OK;
     if (session->collecting) {
-        status = stop_collecting(session);
+        if (session->pass_running)
+            status = stop_pass(session);
         status = release_collection(session, status);
     }
     end_session(session, status);

@@ -6,15 +6,21 @@
  *   host half (no GPU needed): metric names, nvprof-style aliases, validation of names against
  *   a chip name such as "GH100", pass counts. Unit-tested on machines without a GPU.
  *
- *   target half: a session on one device. The two-call shape a lab sees is
+ *   target half: a session on one device. The shape a lab sees is
  *
- *       prof_begin(session, names, count);      configure, start collecting
- *       my_kernel<<<...>>>(...);                 exactly one kernel launch
- *       prof_end(session, values);               stop, decode, evaluate one value per name
+ *       prof_begin(session, names, count);       configure, start the first pass
+ *       int another_pass = 1;
+ *       while (another_pass) {
+ *           my_kernel<<<...>>>(...);              exactly one kernel launch per pass
+ *           prof_next_pass(session, &another_pass);
+ *       }
+ *       prof_end(session, values);               decode, evaluate one value per name
  *
- *   Auto range + kernel replay: CUPTI replays the one kernel as many times as the metrics need
- *   passes, saving and restoring device memory between passes. An optional prelude
- *   (prof_set_prelude) runs one kernel of its own first, after collection has started.
+ *   Auto range + user replay: the metrics may need several passes (counters that cannot be
+ *   read together, instrumented SASS metrics), and the caller launches the kernel once in each,
+ *   so the kernel must give the same work every time it is launched (no in-place updates).
+ *   When prof_validate_metrics says one pass, prof_begin, one launch, prof_end is enough. An
+ *   optional prelude (prof_set_prelude) runs one kernel of its own at the start of every pass.
  *
  * Every function returns a prof_status; prof_last_error() gives a one-line explanation of the
  * most recent failure (which call, what CUPTI said, and for the environment cases, the fix).
@@ -100,13 +106,17 @@ prof_status prof_set_prelude(prof_session *session, prof_prelude prelude, void *
 /* The chip name of the open session's device, e.g. "GH100". */
 const char *prof_chip_name(const prof_session *session);
 
-/* Configures the Perfworks names to collect and starts collecting. Exactly one kernel must be
- * launched between prof_begin and prof_end. */
+/* Configures the Perfworks names to collect and starts the first pass. Exactly one kernel must
+ * be launched in each pass. */
 prof_status prof_begin(prof_session *session, const char *const *perfworks_names, size_t count);
 
-/* Stops, decodes and evaluates: values[i] for perfworks_names[i] of prof_begin. Fails on
- * dropped ranges, a range count other than one, and NaN values; a value that could not be read
- * is NaN. */
+/* Ends the pass just launched. *another_pass = 1: the next pass has started, launch the kernel
+ * again; 0: every pass has run, call prof_end. On failure the collection is over (no prof_end). */
+prof_status prof_next_pass(prof_session *session, int *another_pass);
+
+/* Ends the last pass if it is still running, decodes and evaluates: values[i] for
+ * perfworks_names[i] of prof_begin. Fails when passes are missing, on dropped ranges, a range
+ * count other than one kernel per pass, and NaN values; a value that could not be read is NaN. */
 prof_status prof_end(prof_session *session, double *values);
 
 void prof_close(prof_session *session);

@@ -4,7 +4,10 @@
  *   DRAM and writes almost nothing back: the dirty lines that a memset and the profiler's own
  *   start left in the L2 are written back by the prelude, not during the profiled kernel
  *   (without the prelude an H200 showed 7 MB of writes on a 268 MB read-only sweep);
- *   a second kernel after the prelude's is refused as a dropped range, not mixed in.
+ *   a second kernel after the prelude's is refused as a dropped range, not mixed in;
+ *   metrics that need two passes (an instrumented one beside hardware counters) take one
+ *   launch per pass, each after its own prelude, and every pass reads the same sweep; ending
+ *   after the first pass is refused.
  *
  * Without a GPU, or where counters cannot be read, it exits 77, which CTest reports as
  * skipped. */
@@ -73,6 +76,55 @@ static void second_kernel_is_refused(void **state)
     print_message("%s\n", prof_last_error());
 }
 
+/* smsp__sass_* metrics are read by instrumenting the kernel's SASS, in a pass of their own. */
+static const char *const two_pass_names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum",
+                                              "smsp__sass_data_bytes_mem_global_op_ld.sum" };
+
+static void two_passes_take_two_launches(void **state)
+{
+    (void)state;
+    size_t bad_index = 0, passes = 0;
+    assert_int_equal(prof_validate_metrics(prof_chip_name(session), two_pass_names, 3, &bad_index,
+                                           &passes), PROF_OK);
+    assert_int_equal(passes, 2);
+
+    double values[3];
+    int launches = 0, another_pass = 1;
+    prof_status status = prof_begin(session, two_pass_names, 3);
+    while (status == PROF_OK && another_pass) {
+        ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+        launches++;
+        status = prof_next_pass(session, &another_pass);
+    }
+    if (status == PROF_OK)
+        status = prof_end(session, values);
+    if (status != PROF_OK)
+        fail_msg("two-pass collection: %s", prof_last_error());
+    assert_int_equal(launches, 2);
+
+    double swept = (double)profiled_sweep.bytes;
+    print_message("two passes: DRAM read %.0f, written %.0f, load bytes %.0f of %.0f swept\n",
+                  values[0], values[1], values[2], swept);
+    assert_true(values[0] >= 0.99 * swept && values[0] <= 1.01 * swept);
+    assert_true(values[1] <= WRITE_SHARE_LIMIT * values[0]);
+    /* The sweep's load instructions ask for every byte once. */
+    assert_true(values[2] >= 0.99 * swept && values[2] <= 1.01 * swept);
+}
+
+static void ending_before_the_last_pass_is_refused(void **state)
+{
+    (void)state;
+    double values[3];
+    assert_int_equal(prof_begin(session, two_pass_names, 3), PROF_OK);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    assert_int_equal(prof_end(session, values), PROF_ERR_BAD_STATE);
+    print_message("%s\n", prof_last_error());
+    /* The refusal ended the collection: the session can begin again. */
+    assert_int_equal(prof_begin(session, two_pass_names, 1), PROF_OK);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    assert_int_equal(prof_end(session, values), PROF_OK);
+}
+
 int main(void)
 {
     int device_count = 0;
@@ -98,6 +150,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(read_only_sweep_writes_nothing_back),
         cmocka_unit_test(second_kernel_is_refused),
+        cmocka_unit_test(two_passes_take_two_launches),
+        cmocka_unit_test(ending_before_the_last_pass_is_refused),
     };
     int failures = cmocka_run_group_tests(tests, NULL, NULL);
     prof_close(session);

@@ -445,6 +445,8 @@ static void test_target_half_refuses_null_session(void **state)
     assert_int_equal(prof_open(0, NULL), PROF_ERR_BAD_STATE);
     assert_int_equal(prof_begin(NULL, names, 1), PROF_ERR_BAD_STATE);
     assert_int_equal(prof_end(NULL, values), PROF_ERR_BAD_STATE);
+    int another_pass = 1;
+    assert_int_equal(prof_next_pass(NULL, &another_pass), PROF_ERR_BAD_STATE);
     assert_int_equal(prof_set_prelude(NULL, NULL, NULL), PROF_ERR_BAD_STATE);
     assert_string_equal(prof_chip_name(NULL), "");
     prof_close(NULL);
@@ -483,6 +485,8 @@ static void test_open_without_or_with_gpu(void **state)
 
     double values[1];
     assert_int_equal(prof_end(session, values), PROF_ERR_BAD_STATE);
+    int another_pass = 1;
+    assert_int_equal(prof_next_pass(session, &another_pass), PROF_ERR_BAD_STATE);
     prof_close(session);
 }
 
