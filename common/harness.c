@@ -185,7 +185,15 @@ static double measure_copy_ceiling(size_t free_bytes)
 typedef struct {
     prof_session *session;      /* NULL when counters cannot be read */
     int warned;
+    double seconds;             /* wall time spent in the profiler so far */
 } profiler_state;
+
+static double monotonic_seconds(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
 
 static void profiler_warn(profiler_state *profiler, ml_report *report, const char *what)
 {
@@ -272,7 +280,9 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
+    double start = monotonic_seconds();
     prof_status status = collect(profiler, problem, names, name_count, values);
+    profiler->seconds += monotonic_seconds() - start;
     if (status != PROF_OK) {
         profiler_warn(profiler, report, prof_last_error());
         if (prof_status_is_environmental(status)) {
@@ -571,6 +581,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.reps = options.reps;
     report.warmup = options.warmup;
     report.ceiling_gbps = NAN;
+    report.counter_seconds = NAN;
     if (options.action == ML_ACTION_MODEL) {
         snprintf(report.profiler_note, sizeof report.profiler_note,
                  "not read: --model gives predictions only");
@@ -628,7 +639,9 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     for (int v = 0; v < lab->num_variants; v++)
         wants_metrics |= options.variant_selected[v] && selections[v].count > 0;
     if (wants_metrics) {
+        double start = monotonic_seconds();
         prof_status status = prof_open(options.device, &profiler.session);
+        profiler.seconds += monotonic_seconds() - start;
         if (status != PROF_OK) {
             profiler.session = NULL;
             profiler_warn(&profiler, &report, prof_last_error());
@@ -691,8 +704,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         }
     }
     ml_device_free(flush.buffer);
-    if (profiler.session != NULL)
+    if (profiler.session != NULL) {
+        double start = monotonic_seconds();
         prof_close(profiler.session);
+        profiler.seconds += monotonic_seconds() - start;
+    }
+    if (wants_metrics)
+        report.counter_seconds = profiler.seconds;
     fill_flops_ceiling(lab, &report);
 
     int write_status = write_report(&report, &options);

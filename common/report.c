@@ -720,6 +720,7 @@ static cJSON *json_report(const ml_report *report)
               json_add(root, "reps", cJSON_CreateNumber(report->reps)) &&
               json_add(root, "warmup", cJSON_CreateNumber(report->warmup)) &&
               json_add(root, "profiler_note", json_string_or_null(report->profiler_note)) &&
+              json_add(root, "counter_seconds", json_number(report->counter_seconds)) &&
               json_add(root, "records", json_records(report));
     return json_built(root, ok);
 }

@@ -65,6 +65,8 @@ typedef struct {
     uint64_t seed;
     int reps, warmup;
     char profiler_note[256];    /* "" when counters were read, else why not */
+    double counter_seconds;     /* wall time spent reading counters (opening the profiler, every
+                                   collection, closing it); NAN if none were asked for */
     int record_count;
     int record_capacity;
     ml_record *records;

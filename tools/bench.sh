@@ -6,8 +6,11 @@
 #      measured in the same run, or cuBLAS for the tiling lab). The file leaves out variants
 #      that move less memory than they count, such as a warp reading one address.
 #   2. What counters cost: memlab's wall time to collect every variant's default counters
-#      (one run with counters minus one without), beside Nsight Compute collecting the same
-#      Perfworks names on the same kernels (each variant under ncu minus the same run without).
+#      (the counter_seconds of its report: opening the profiler, every collection with its
+#      replay launches, closing it), beside Nsight Compute collecting the same Perfworks names
+#      on the same kernels (each variant under ncu minus the same run without). A difference of
+#      two whole runs would not do for memlab: its CPU reference alone varies by more than the
+#      collection costs (aos_soa: 24 to 26 s a run, about 1 s of it counters).
 #
 # Prints a table and writes it as JSON (default bench.json). Exits 3 without a GPU.
 set -uo pipefail
@@ -55,9 +58,9 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   done
   read -r best percent ceiling < <("$counters" best "${timed[@]}")
 
-  with_counters=$(seconds "$lab" "${quick[@]}" --format json --out "$work/$program-counters.json")
-  without=$(seconds "$lab" "${quick[@]}" --metrics none)
-  memlab_cost=$(awk -v a="$with_counters" -v b="$without" 'BEGIN { printf "%.3f", a - b }')
+  "$lab" "${quick[@]}" --format json --out "$work/$program-counters.json" >/dev/null 2>&1 ||
+    echo "memlab bench: $program with counters exited non-zero" >&2
+  memlab_cost=$("$counters" counter-seconds "$work/$program-counters.json") || memlab_cost=nan
 
   ncu_cost=0
   while read -r variant kernel names; do
@@ -67,7 +70,8 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
     ncu_cost=$(awk -v total="$ncu_cost" -v a="$profiled" -v b="$plain" 'BEGIN { printf "%.3f", total + a - b }')
   done < <("$counters" variants "$work/$program-counters.json")
 
-  ratio=$(awk -v a="$memlab_cost" -v b="$ncu_cost" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "nan" }')
+  ratio=$(awk -v a="$memlab_cost" -v b="$ncu_cost" \
+    'BEGIN { if (a != "nan" && b > 0) printf "%.2f", a / b; else print "nan" }')
   printf '%-16s %-22s %8s %-8s %12s %12s %8s\n' "$program" "$best" "$percent" "$ceiling" \
     "$memlab_cost" "$ncu_cost" "$ratio"
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$program" "$best" "$percent" "$ceiling" "$memlab_cost" \

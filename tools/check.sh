@@ -18,6 +18,16 @@ counters=$build/tools/memlab_counters
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+known=" "
+for directory in "$root"/labs/[0-9][0-9]_*/; do
+  directory=$(basename "$directory")
+  known+="${directory#[0-9][0-9]_} "
+done
+for program in "$@"; do
+  [[ $known == *" $program "* ]] ||
+    { echo "memlab check: unknown lab '$program' (labs:${known% })" >&2; exit 2; }
+done
+
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "memlab check: needs a CUDA GPU and none was found (nvidia-smi -L failed)" >&2
   exit 3
@@ -30,13 +40,14 @@ done
 source "$root/tools/ncu_floor.sh"
 
 failures=0
+compared=0
 note_failure() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 # The fewest repetitions: the sanitizers and ncu make every launch slow.
 quick=(--reps 1 --warmup 0)
 
 floor_program=$(find "$build/labs" -maxdepth 1 -type f -executable | sort | head -n1)
 write_floor=$(ncu_write_floor "$floor_program" "$counters") || exit 1
-echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2"
+echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2 (the most of $FLOOR_RUNS runs)"
 
 for directory in "$root"/labs/[0-9][0-9]_*/; do
   directory=${directory%/}
@@ -84,11 +95,13 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
         continue
       fi
       echo "  -- $variant"
+      compared=$((compared + 1))
       "$counters" compare "$report" "$variant" "$csv" "$write_floor" || note_failure "$program $variant: counters disagree with ncu"
     done < <("$counters" variants "$report")
   done <"$directory/check.args"
 done
 
+((compared > 0)) || note_failure "no variant's counters were compared with ncu"
 if ((failures > 0)); then
   echo "memlab check: $failures failure(s)"
   exit 1

@@ -30,7 +30,7 @@ cases=(
 )
 
 write_floor=$(ncu_write_floor "$lab" "$counters") || exit 2
-echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2"
+echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2 (the most of $FLOOR_RUNS runs)"
 status=0
 index=0
 for arguments in "${cases[@]}"; do

@@ -12,6 +12,9 @@
  *       plus WRITE_FLOOR: the bytes Nsight Compute itself shows written by a kernel that writes
  *       nothing (its setup leaves dirty lines in the L2 after its cache flush, and the kernel
  *       writes them back), measured in the same check.
+ *   memlab_counters counter-seconds REPORT.json
+ *       the wall time the lab spent reading counters (its counter_seconds); exit 1 if the
+ *       report read none (a profiler note, or no counters asked for)
  *   memlab_counters ncu-value NCU.csv NAME
  *       one metric's value from Nsight Compute's CSV
  *   memlab_counters best REPORT.json...
@@ -293,6 +296,25 @@ static double number_or_nan(const cJSON *object, const char *name)
     return cJSON_IsNumber(item) ? item->valuedouble : NAN;
 }
 
+static int counter_seconds(const char *path)
+{
+    cJSON *report = read_report(path);
+    const cJSON *note = cJSON_GetObjectItemCaseSensitive(report, "profiler_note");
+    double seconds = number_or_nan(report, "counter_seconds");
+    int status = 0;
+    if (cJSON_IsString(note)) {
+        fprintf(stderr, "memlab_counters: %s read no counters: %s\n", path, note->valuestring);
+        status = 1;
+    } else if (isnan(seconds)) {
+        fprintf(stderr, "memlab_counters: %s asked for no counters\n", path);
+        status = 1;
+    } else {
+        printf("%.3f\n", seconds);
+    }
+    cJSON_Delete(report);
+    return status;
+}
+
 /* The record closest to its ceiling over several reports of one lab. */
 static int best(int count, char **paths)
 {
@@ -383,6 +405,8 @@ int main(int argc, char **argv)
         return list_variants(argv[2]);
     if (argc == 6 && strcmp(argv[1], "compare") == 0)
         return compare(argv[2], argv[3], argv[4], parse_bytes(argv[5]));
+    if (argc == 3 && strcmp(argv[1], "counter-seconds") == 0)
+        return counter_seconds(argv[2]);
     if (argc == 4 && strcmp(argv[1], "ncu-value") == 0)
         return ncu_value_of(argv[2], argv[3]);
     if (argc >= 3 && strcmp(argv[1], "best") == 0)
@@ -390,7 +414,8 @@ int main(int argc, char **argv)
     if (argc == 3 && strcmp(argv[1], "bench-json") == 0)
         return bench_json(argv[2]);
     die("usage: memlab_counters variants REPORT.json | best REPORT.json... | "
-        "compare REPORT.json VARIANT NCU.csv WRITE_FLOOR | ncu-value NCU.csv NAME | "
+        "compare REPORT.json VARIANT NCU.csv WRITE_FLOOR | counter-seconds REPORT.json | "
+        "ncu-value NCU.csv NAME | "
         "bench-json ROWS.tsv", "");
     return 2;
 }

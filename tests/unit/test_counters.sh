@@ -70,6 +70,19 @@ done
 "$counters" compare "$work/report.json" nosuch "$work/ncu.csv" 0 >/dev/null 2>&1
 [[ $? == 2 ]] || fail "an unknown variant was not refused with exit 2"
 
+# counter-seconds: the report's own collection time; none when the counters were not read.
+echo '{"profiler_note": null, "counter_seconds": 1.25, "records": []}' >"$work/timed.json"
+[[ $("$counters" counter-seconds "$work/timed.json") == 1.250 ]] ||
+  fail "counter-seconds did not read 1.25"
+echo '{"profiler_note": "not read: no permission", "counter_seconds": 0.01, "records": []}' >"$work/noted.json"
+"$counters" counter-seconds "$work/noted.json" >/dev/null 2>&1
+[[ $? == 1 ]] || fail "counter-seconds of a report that read no counters did not exit 1"
+echo '{"profiler_note": null, "counter_seconds": null, "records": []}' >"$work/none.json"
+"$counters" counter-seconds "$work/none.json" >/dev/null 2>&1
+[[ $? == 1 ]] || fail "counter-seconds of a report that asked for no counters did not exit 1"
+"$counters" counter-seconds "$work/missing.json" >/dev/null 2>&1
+[[ $? == 2 ]] || fail "counter-seconds of a missing file did not exit 2"
+
 # best: the record closest to its ceiling over several reports; a FLOP/s ceiling is no contender.
 echo '{"records": [{"variant": "padded", "pct_of_ceiling": 83.6}, {"variant": "naive", "pct_of_ceiling": 12.8}]}' >"$work/a.json"
 echo '{"records": [{"variant": "swizzled", "pct_of_ceiling": 81.8}]}' >"$work/b.json"

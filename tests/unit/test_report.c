@@ -64,6 +64,7 @@ static void make_report(ml_report *report)
     report->sm_count = 132;
     report->l2_mib = 60;
     report->ceiling_gbps = 4000;
+    report->counter_seconds = 0.75;
     report->seed = TEST_SEED;
     report->reps = 10;
     report->warmup = 2;
@@ -128,6 +129,7 @@ static void make_model_report(ml_report *report)
     make_report(report);
     report->device_name[0] = '\0';
     report->ceiling_gbps = NAN;
+    report->counter_seconds = NAN;
     snprintf(report->profiler_note, sizeof report->profiler_note, "not read (--model)");
     for (int r = 0; r < report->record_count; r++) {
         ml_record *record = &report->records[r];
@@ -292,6 +294,7 @@ static void test_json_run(void **state)
     assert_float_equal(number_member(root, "reps"), 10, 0);
     assert_float_equal(number_member(root, "warmup"), 2, 0);
     assert_true(cJSON_IsNull(member(root, "profiler_note")));
+    assert_float_equal(number_member(root, "counter_seconds"), 0.75, 0);
 
     const cJSON *device = member(root, "device");
     assert_string_equal(string_member(device, "name"), report.device_name);
@@ -370,6 +373,7 @@ static void test_json_model_only(void **state)
 
     assert_true(cJSON_IsNull(member(root, "ceiling_gbps")));
     assert_string_equal(string_member(root, "profiler_note"), "not read (--model)");
+    assert_true(cJSON_IsNull(member(root, "counter_seconds")));
     const cJSON *device = member(root, "device");
     assert_true(cJSON_IsNull(member(device, "name")));
     assert_true(cJSON_IsNull(member(device, "compute_capability")));

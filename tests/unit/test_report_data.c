@@ -64,6 +64,7 @@ static void make_measured_report(ml_report *report)
     report->sm_count = 132;
     report->l2_mib = 60;
     report->ceiling_gbps = 4000;
+    report->counter_seconds = 0.75;
     report->seed = 7;
     report->reps = 10;
     report->warmup = 2;
@@ -122,6 +123,7 @@ static void make_model_report(ml_report *report)
     make_measured_report(report);
     report->device_name[0] = '\0';
     report->ceiling_gbps = NAN;
+    report->counter_seconds = NAN;
     snprintf(report->profiler_note, sizeof report->profiler_note, "not read (--model)");
     for (int r = 0; r < report->record_count; r++) {
         ml_record *record = &report->records[r];

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# unit_memlab_cli: ./memlab's subcommands refuse bad input with exit 2 and one line on stderr,
+# before building or writing anything, and never hang. No GPU needed: every case is refused
+# before a lab runs. CTest sets MEMLAB_BUILD to its build directory and MEMLAB_NO_BUILD=1.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+memlab=$root/memlab
+work=$(mktemp -d)
+trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+mkdir "$work/read-only" && chmod a-w "$work/read-only"
+mkdir "$work/full" && echo "not a demo" >"$work/full/notes.txt"
+touch "$work/file"
+
+expect_refused() {  # DESCRIPTION ARGUMENT...
+  local what=$1
+  shift
+  timeout 60 "$memlab" "$@" >"$work/out" 2>"$work/err"
+  local status=$? lines
+  lines=$(wc -l <"$work/err")
+  if [[ $status != 2 ]]; then
+    fail "$what: exit $status, expected 2"
+    cat "$work/err"
+  elif [[ $lines != 1 ]]; then
+    fail "$what: $lines lines on stderr, expected 1"
+    cat "$work/err"
+  fi
+}
+
+expect_refused "no command"
+expect_refused "an unknown command" frobnicate
+expect_refused "an empty command" ""
+expect_refused "run without a lab" run
+expect_refused "run of an unknown lab" run no_such_lab
+expect_refused "run of an empty lab name" run ""
+expect_refused "run of an option as the lab" run --help
+expect_refused "list with an argument" list register_spill
+expect_refused "list with two arguments" list --metrics extra
+expect_refused "check of an unknown lab" check no_such_lab
+expect_refused "check of an empty lab name" check ""
+expect_refused "check of a known and an unknown lab" check coalescing coalesce
+expect_refused "bench with two files" bench a.json b.json
+expect_refused "bench to a file that is not JSON" bench "$work/bench.txt"
+expect_refused "bench into a missing directory" bench "$work/missing/bench.json"
+expect_refused "bench to an empty name" bench ""
+expect_refused "demo with an unknown option" demo --bogus
+expect_refused "demo --out without a value" demo --out
+expect_refused "demo --out with an empty value" demo --out ""
+expect_refused "demo with two directories" demo "$work/a" "$work/b"
+expect_refused "demo into a directory of other files" demo --out "$work/full"
+expect_refused "demo into a missing parent" demo --out "$work/missing/report"
+expect_refused "demo over a file" demo --out "$work/file/report"
+expect_refused "plot without a directory" plot
+expect_refused "plot of two directories" plot "$work/a" "$work/b"
+expect_refused "plot of a directory without reports" plot "$work/full"
+expect_refused "plot of a missing directory" plot "$work/missing"
+expect_refused "student-pack without an archive" student-pack
+expect_refused "student-pack to a .zip" student-pack "$work/pack.zip"
+expect_refused "student-pack into a missing directory" student-pack "$work/missing/pack.tar.gz"
+
+# root may write into a read-only directory (as CI does): these cases need another user.
+if [[ $(id -u) != 0 ]]; then
+  expect_refused "bench into a read-only directory" bench "$work/read-only/bench.json"
+  expect_refused "demo into a read-only directory" demo --out "$work/read-only/report"
+  expect_refused "student-pack into a read-only directory" student-pack "$work/read-only/pack.tar.gz"
+else
+  echo "running as root: the read-only directory cases are left out"
+fi
+
+# Nothing was written by the refusals.
+[[ -z $(ls -A "$work/read-only") ]] || fail "a refusal wrote into the read-only directory"
+[[ ! -e $work/missing && ! -e $work/a && ! -e $work/bench.txt ]] || fail "a refusal created a file"
+
+[[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
+echo "all ./memlab refusals checked"
