@@ -1,12 +1,13 @@
 # Sourced by tools/check.sh and tools/compare_with_ncu.sh.
 #
 # ncu_write_floor LAB_PROGRAM COUNTERS: prints the DRAM bytes Nsight Compute shows written by a
-# kernel that writes nothing: memlab's L2 flush, a read-only sweep of twice the L2, which every
-# lab launches before each timed run. Nsight Compute flushes the caches before the kernel, then
-# its own setup dirties some lines, and the sweep writes them back. A DRAM-write difference up
-# to this floor is that setup, not the kernel. The amount varies from run to run (2.09 to
-# 2.43 MB in eight runs on an H200, with kernel or application replay alike), so the floor is
-# the largest of FLOOR_RUNS measurements.
+# kernel that writes nothing: the program's first L2 flush, a read-only sweep of twice the L2.
+# Dirty lines that neither memlab's prelude nor Nsight Compute's cache control clears before a
+# kernel are written back during it; a DRAM-write difference up to this floor is such lines,
+# not the kernel. The amount varies from run to run (2.09 to 2.43 MB in eight runs on an H200,
+# with kernel or application replay alike), so the floor is the largest of FLOOR_RUNS
+# measurements. check compares launches that follow memlab's flush, where an H200 showed far
+# less (a strided copy within 0.23 MB of memlab).
 FLOOR_RUNS=3
 ncu_write_floor() {
   local program=$1 counters=$2 csv run value floor=0
