@@ -9,9 +9,9 @@
  *       (and more than RESIDUE_EVENTS: the bank-conflict counter carries a residue of a few
  *       dozen events that varies from run to run), ratios by more than 1% (and more than
  *       RESIDUE_RATIO), percentages by more than 0.5 points, DRAM bytes written by more than 1%
- *       plus WRITE_FLOOR: the bytes Nsight Compute itself shows written by a kernel that writes
- *       nothing (its setup leaves dirty lines in the L2 after its cache flush, and the kernel
- *       writes them back), measured in the same check.
+ *       plus WRITE_FLOOR: the bytes Nsight Compute shows written by a kernel that writes
+ *       nothing (dirty lines left in the L2 before it, written back during it), measured in the
+ *       same check (tools/ncu_floor.sh).
  *   memlab_counters counter-seconds REPORT.json
  *       the wall time the lab spent reading counters (its counter_seconds); exit 1 if the
  *       report read none (a profiler note, or no counters asked for)

@@ -168,6 +168,25 @@ cJSON *gpu_test_run_with_counters(const char *arguments, int time_limit_s)
     return report;
 }
 
+cJSON *gpu_test_run_model(const char *arguments, int time_limit_s)
+{
+    char model_arguments[512];
+    snprintf(model_arguments, sizeof model_arguments, "--model %s", arguments);
+    int exit_status = -1;
+    cJSON *report = gpu_test_run_lab(model_arguments, time_limit_s, &exit_status);
+    assert_int_equal(exit_status, 0);
+    assert_non_null(report);
+    return report;
+}
+
+double gpu_test_predicted(const cJSON *record, const char *alias)
+{
+    double prediction = NAN, measurement = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
+    assert_false(isnan(prediction));
+    return prediction;
+}
+
 const cJSON *gpu_test_record(const cJSON *report, const char *variant)
 {
     const cJSON *record = NULL;

@@ -29,6 +29,14 @@ cJSON *gpu_test_run_with_counters(const char *arguments, int time_limit_s);
  * Returns 0 if found. */
 int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured);
 
+/* Runs the lab with "--model" before the arguments (no GPU needed) and fails the running CMocka
+ * test unless it exited 0 with a report; returns the report. */
+cJSON *gpu_test_run_model(const char *arguments, int time_limit_s);
+
+/* The predicted value of the metric with this alias in a record; fails the running CMocka test
+ * if the record has no such metric or no prediction for it. */
+double gpu_test_predicted(const cJSON *record, const char *alias);
+
 /* Why counters were not read in this report, or NULL if they were. */
 const char *gpu_test_profiler_note(const cJSON *report);
 

@@ -30,18 +30,6 @@
 /* An n that is a multiple of every group size, so no partial warp. */
 #define ALIGNED_N 1048576.0
 
-/* The lab's --model report for these arguments; it must exit 0. */
-static cJSON *model_report(const char *arguments)
-{
-    char command[512];
-    snprintf(command, sizeof command, "--model %s", arguments);
-    int exit_status = -1;
-    cJSON *report = gpu_test_run_lab(command, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    return report;
-}
-
 /* The predicted value of alias in the record of this variant and --fields. */
 static double predicted(const cJSON *report, const char *variant, long long fields,
                         const char *alias)
@@ -53,10 +41,7 @@ static double predicted(const cJSON *report, const char *variant, long long fiel
         const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
         if (strcmp(name->valuestring, variant) != 0 || gpu_test_param(record, "fields") != fields)
             continue;
-        double value = NAN, measured = NAN;
-        assert_int_equal(gpu_test_metric(record, alias, &value, &measured), 0);
-        assert_false(isnan(value));
-        return value;
+        return gpu_test_predicted(record, alias);
     }
     fail_msg("no record of %s with --fields %lld", variant, fields);
     return NAN;
@@ -93,7 +78,7 @@ static void assert_dram(const cJSON *report, const char *variant, long long fiel
 static void aos_uses_one_float_of_each_sector(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES);
+    cJSON *report = gpu_test_run_model("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES, TIME_LIMIT_S);
     double one_float = 100.0 * FLOAT_BYTES / SECTOR_BYTES; /* 12.5 */
     for (long long fields = 1; fields <= 8; fields += 7) {
         assert_access(report, "aos", fields, one_float, WARP, one_float, WARP);
@@ -108,7 +93,7 @@ static void aos_uses_one_float_of_each_sector(void **state)
 static void aos_aligned_uses_half_of_each_sector(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES);
+    cJSON *report = gpu_test_run_model("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES, TIME_LIMIT_S);
     double half = 100.0 * 16 / SECTOR_BYTES; /* 50 */
     for (long long fields = 1; fields <= 8; fields += 7) {
         assert_access(report, "aos_aligned", fields, half, WARP, half, WARP);
@@ -122,7 +107,7 @@ static void aos_aligned_uses_half_of_each_sector(void **state)
 static void soa_uses_every_byte(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES);
+    cJSON *report = gpu_test_run_model("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES, TIME_LIMIT_S);
     for (long long fields = 1; fields <= 8; fields += 7)
         assert_access(report, "soa", fields, 100, 4, 100, 4);
     assert_dram(report, "soa", 1, ALIGNED_N * FLOAT_BYTES, ALIGNED_N * FLOAT_BYTES);
@@ -135,7 +120,7 @@ static void soa_uses_every_byte(void **state)
 static void one_field_aos_reads_eight_times_the_soa(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES);
+    cJSON *report = gpu_test_run_model("--n 1048576 " ALL_VARIANTS_BOTH_UPDATES, TIME_LIMIT_S);
     assert_close(predicted(report, "aos", 1, "dram_read_bytes") /
                      predicted(report, "soa", 1, "dram_read_bytes"),
                  8);
@@ -149,7 +134,7 @@ static void one_field_aos_reads_eight_times_the_soa(void **state)
 static void a_partial_last_warp_costs_a_sector_per_field(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 33 " ALL_VARIANTS_BOTH_UPDATES);
+    cJSON *report = gpu_test_run_model("--n 33 " ALL_VARIANTS_BOTH_UPDATES, TIME_LIMIT_S);
     /* aos: per field 32 + 1 sectors over 2 requests, still 4 bytes used per sector. */
     assert_access(report, "aos", 8, 12.5, 33.0 / 2, 12.5, 33.0 / 2);
     assert_access(report, "aos_aligned", 1, 50, 33.0 / 2, 50, 33.0 / 2);
@@ -168,7 +153,7 @@ static void a_partial_last_warp_costs_a_sector_per_field(void **state)
 static void soa_arrays_each_start_on_a_line(void **state)
 {
     (void)state;
-    cJSON *report = model_report("--n 36 --variant soa --fields 8 " METRICS);
+    cJSON *report = gpu_test_run_model("--n 36 --variant soa --fields 8 " METRICS, TIME_LIMIT_S);
     double pct = 100.0 * 36 * FLOAT_BYTES / (5 * SECTOR_BYTES); /* 90 */
     assert_access(report, "soa", 8, pct, 2.5, pct, 2.5);
     /* DRAM: 5 sectors in each of the 8 arrays read and the 6 written. */
@@ -176,7 +161,7 @@ static void soa_arrays_each_start_on_a_line(void **state)
     cJSON_Delete(report);
 
     /* A large odd n: all warps full but the last, which has 3 lanes (12 bytes, 1 sector). */
-    report = model_report("--n 1000003 --variant soa --fields 1 " METRICS);
+    report = gpu_test_run_model("--n 1000003 --variant soa --fields 1 " METRICS, TIME_LIMIT_S);
     double full_warps = 1000003 / 32;
     pct = 100.0 * 1000003 * FLOAT_BYTES / ((4 * full_warps + 1) * SECTOR_BYTES);
     assert_access(report, "soa", 1, pct, (4 * full_warps + 1) / (full_warps + 1), pct,

@@ -26,28 +26,9 @@
 #define EXACT 1e-9
 #define WARP_LANES 32
 
-static cJSON *run_model(const char *arguments)
-{
-    char full[512];
-    snprintf(full, sizeof full, "--model %s", arguments);
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(full, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    return report;
-}
-
 static const cJSON *records_of(const cJSON *report)
 {
     return cJSON_GetObjectItemCaseSensitive(report, "records");
-}
-
-static double predicted(const cJSON *record, const char *alias)
-{
-    double prediction = NAN, measurement = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
-    assert_false(isnan(prediction));
-    return prediction;
 }
 
 static long long gcd(long long a, long long b)
@@ -67,7 +48,7 @@ static void check_stride_sweep(int width, int phases)
     char arguments[128];
     snprintf(arguments, sizeof arguments, "--variant shared_stride --width %d --sweep stride=1:32",
              width);
-    cJSON *report = run_model(arguments);
+    cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
     assert_int_equal(cJSON_GetArraySize(records_of(report)), 32);
     double instructions = NAN;
     const cJSON *record = NULL;
@@ -75,17 +56,18 @@ static void check_stride_sweep(int width, int phases)
     {
         long long stride = gpu_test_param(record, "stride");
         double wavefronts = phases * (double)gcd(stride, WARP_LANES / phases);
-        assert_float_equal(predicted(record, "shared_load_transactions_per_request"), wavefronts, EXACT);
-        assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), wavefronts - phases,
-                           EXACT);
-        double count = predicted(record, "shared_load_instructions");
+        assert_float_equal(gpu_test_predicted(record, "shared_load_transactions_per_request"),
+                           wavefronts, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "shared_ld_conflicts_per_request"),
+                           wavefronts - phases, EXACT);
+        double count = gpu_test_predicted(record, "shared_load_instructions");
         assert_true(count > 0);
         if (isnan(instructions))
             instructions = count;
         assert_float_equal(count, instructions, EXACT);
-        assert_float_equal(predicted(record, "shared_load_transactions"), count * wavefronts,
-                           EXACT * count);
-        assert_float_equal(predicted(record, "shared_ld_bank_conflict"),
+        assert_float_equal(gpu_test_predicted(record, "shared_load_transactions"),
+                           count * wavefronts, EXACT * count);
+        assert_float_equal(gpu_test_predicted(record, "shared_ld_bank_conflict"),
                            count * (wavefronts - phases), EXACT * count);
     }
     cJSON_Delete(report);
@@ -113,55 +95,62 @@ static void broadcast_is_one_wavefront(void **state)
 {
     (void)state;
     /* --width does not apply to broadcast: it reads 4-byte words whatever is given. */
-    cJSON *report = run_model("--variant broadcast --width 16");
+    cJSON *report = gpu_test_run_model("--variant broadcast --width 16", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "broadcast");
-    assert_float_equal(predicted(record, "shared_load_transactions_per_request"), 1.0, EXACT);
-    assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
-    assert_float_equal(predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_load_transactions_per_request"), 1.0,
+                       EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
     cJSON_Delete(report);
 }
 
 static void check_conflict_free_tile(const cJSON *record)
 {
-    assert_float_equal(predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
-    assert_float_equal(predicted(record, "shared_load_transactions_per_request"), 1.0, EXACT);
-    assert_float_equal(predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_ld_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_load_transactions_per_request"), 1.0,
+                       EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_ld_bank_conflict"), 0.0, EXACT);
 }
 
 static void check_tile_writes_and_counts(const cJSON *record, double rows, double cols)
 {
-    assert_float_equal(predicted(record, "shared_st_conflicts_per_request"), 0.0, EXACT);
-    assert_float_equal(predicted(record, "shared_store_transactions_per_request"), 1.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_st_conflicts_per_request"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_store_transactions_per_request"), 1.0,
+                       EXACT);
     /* A load reads one tile column: a column of in per tile row of the grid; a store writes one
      * tile row: a row of in per tile column of the grid. */
-    assert_float_equal(predicted(record, "shared_load_instructions"), ceil(rows / 32) * cols, EXACT);
-    assert_float_equal(predicted(record, "shared_store_instructions"), ceil(cols / 32) * rows, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_load_instructions"),
+                       ceil(rows / 32) * cols, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "shared_store_instructions"),
+                       ceil(cols / 32) * rows, EXACT);
 }
 
 static void transposes_on_whole_tiles(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--rows 4096 --cols 2048");
+    cJSON *report = gpu_test_run_model("--rows 4096 --cols 2048", TIME_LIMIT_S);
     const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
     for (size_t i = 0; i < 3; i++) {
         const cJSON *record = gpu_test_record(report, tiled[i]);
         check_tile_writes_and_counts(record, 4096, 2048);
-        assert_float_equal(predicted(record, "gld_efficiency"), 100.0, EXACT);
-        assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
-        assert_float_equal(predicted(record, "gld_transactions_per_request"), 4.0, EXACT);
-        assert_float_equal(predicted(record, "gst_transactions_per_request"), 4.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gld_efficiency"), 100.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gst_efficiency"), 100.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gld_transactions_per_request"), 4.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gst_transactions_per_request"), 4.0, EXACT);
     }
     const cJSON *plain = gpu_test_record(report, "transpose_shared");
-    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 31.0, EXACT);
-    assert_float_equal(predicted(plain, "shared_load_transactions_per_request"), 32.0, EXACT);
-    assert_float_equal(predicted(plain, "shared_ld_bank_conflict"), 31.0 * 4096 * 2048 / 32, EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_ld_conflicts_per_request"), 31.0, EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_load_transactions_per_request"), 32.0,
+                       EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_ld_bank_conflict"),
+                       31.0 * 4096 * 2048 / 32, EXACT);
     check_conflict_free_tile(gpu_test_record(report, "transpose_padded"));
     check_conflict_free_tile(gpu_test_record(report, "transpose_swizzled"));
 
     const cJSON *naive = gpu_test_record(report, "transpose_naive");
-    assert_float_equal(predicted(naive, "gld_efficiency"), 100.0, EXACT);
-    assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
-    assert_float_equal(predicted(naive, "gst_transactions_per_request"), 32.0, EXACT);
+    assert_float_equal(gpu_test_predicted(naive, "gld_efficiency"), 100.0, EXACT);
+    assert_float_equal(gpu_test_predicted(naive, "gst_efficiency"), 12.5, EXACT);
+    assert_float_equal(gpu_test_predicted(naive, "gst_transactions_per_request"), 32.0, EXACT);
     cJSON_Delete(report);
 }
 
@@ -170,12 +159,12 @@ static void transposes_on_whole_tiles(void **state)
 static void transposes_on_partial_tiles(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--rows 31 --cols 33");
+    cJSON *report = gpu_test_run_model("--rows 31 --cols 33", TIME_LIMIT_S);
     const cJSON *plain = gpu_test_record(report, "transpose_shared");
     check_tile_writes_and_counts(plain, 31, 33);
-    assert_float_equal(predicted(plain, "shared_load_instructions"), 33.0, EXACT);
-    assert_float_equal(predicted(plain, "shared_store_instructions"), 62.0, EXACT);
-    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), 30.0, EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_load_instructions"), 33.0, EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_store_instructions"), 62.0, EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_ld_conflicts_per_request"), 30.0, EXACT);
     check_tile_writes_and_counts(gpu_test_record(report, "transpose_padded"), 31, 33);
     check_conflict_free_tile(gpu_test_record(report, "transpose_padded"));
     check_tile_writes_and_counts(gpu_test_record(report, "transpose_swizzled"), 31, 33);
@@ -189,22 +178,22 @@ static void transposes_on_partial_tiles(void **state)
 static void transposes_on_a_narrow_matrix(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--rows 1000 --cols 17");
+    cJSON *report = gpu_test_run_model("--rows 1000 --cols 17", TIME_LIMIT_S);
     const char *tiled[] = {"transpose_shared", "transpose_padded", "transpose_swizzled"};
     for (size_t i = 0; i < 3; i++) {
         const cJSON *record = gpu_test_record(report, tiled[i]);
         check_tile_writes_and_counts(record, 1000, 17);
-        assert_float_equal(predicted(record, "gld_transactions_per_request"), 3.0, EXACT);
-        assert_float_equal(predicted(record, "gld_efficiency"), 100.0 * 68 / 96, EXACT);
-        assert_float_equal(predicted(record, "gst_efficiency"), 100.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gld_transactions_per_request"), 3.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gld_efficiency"), 100.0 * 68 / 96, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "gst_efficiency"), 100.0, EXACT);
     }
     /* Column reads of 32 lanes (31 tiles) and 8 lanes (the last), 17 of each per tile. */
     const cJSON *plain = gpu_test_record(report, "transpose_shared");
-    assert_float_equal(predicted(plain, "shared_ld_conflicts_per_request"), (31.0 * 31 + 7) / 32,
-                       EXACT);
+    assert_float_equal(gpu_test_predicted(plain, "shared_ld_conflicts_per_request"),
+                       (31.0 * 31 + 7) / 32, EXACT);
     const cJSON *naive = gpu_test_record(report, "transpose_naive");
-    assert_float_equal(predicted(naive, "gst_efficiency"), 12.5, EXACT);
-    assert_float_equal(predicted(naive, "gst_transactions_per_request"), 17.0, EXACT);
+    assert_float_equal(gpu_test_predicted(naive, "gst_efficiency"), 12.5, EXACT);
+    assert_float_equal(gpu_test_predicted(naive, "gst_transactions_per_request"), 17.0, EXACT);
     cJSON_Delete(report);
 }
 

@@ -23,26 +23,6 @@
 #define ROUNDS 512
 #define SLOT_FLOATS 16
 
-/* Runs the program with --model and the arguments; returns the report. */
-static cJSON *run_model(const char *arguments)
-{
-    char command[512];
-    snprintf(command, sizeof command, "--model %s", arguments);
-    int exit_status = -1;
-    cJSON *report = gpu_test_run_lab(command, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    return report;
-}
-
-static double predicted(const cJSON *record, const char *alias)
-{
-    double prediction = NAN, measured = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measured), 0);
-    assert_false(isnan(prediction));
-    return prediction;
-}
-
 /* ---- the convolutions ------------------------------------------------------------------------ */
 
 /* Adds value to the set values[0..*count) unless it is there. */
@@ -75,7 +55,8 @@ static void count_loads(int64_t rows, int64_t cols, int mask, double *image_requ
                     for (int lane = 0; lane < WARP && c0 + lane < cols; lane++) {
                         int64_t image_col = c0 + lane + j - radius;
                         if (image_col >= 0 && image_col < cols)
-                            add_distinct(seen, &count, (image_row * cols + image_col) / SECTOR_FLOATS);
+                            add_distinct(seen, &count,
+                                         (image_row * cols + image_col) / SECTOR_FLOATS);
                     }
                     *image_requests += count > 0;
                     *image_sectors += count;
@@ -89,21 +70,24 @@ static void check_convolution(int64_t rows, int64_t cols, int mask)
     char arguments[128];
     snprintf(arguments, sizeof arguments, "--rows %lld --cols %lld --mask %d", (long long)rows,
              (long long)cols, mask);
-    cJSON *report = run_model(arguments);
+    cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
 
     double image_requests, image_sectors, weight_loads;
     count_loads(rows, cols, mask, &image_requests, &image_sectors, &weight_loads);
 
     const cJSON *constant = gpu_test_record(report, "constant");
-    assert_float_equal(predicted(constant, "gld_requests"), image_requests, 0.5);
-    assert_float_equal(predicted(constant, "gld_transactions"), image_sectors, 0.5);
-    assert_float_equal(predicted(constant, "constant_requests_per_instruction"), 1.0, 0.0);
+    assert_float_equal(gpu_test_predicted(constant, "gld_requests"), image_requests, 0.5);
+    assert_float_equal(gpu_test_predicted(constant, "gld_transactions"), image_sectors, 0.5);
+    assert_float_equal(gpu_test_predicted(constant, "constant_requests_per_instruction"), 1.0, 0.0);
     const char *mask_in_global[] = {"global", "ldg"};
     for (int v = 0; v < 2; v++) {
         const cJSON *record = gpu_test_record(report, mask_in_global[v]);
-        assert_float_equal(predicted(record, "gld_requests"), image_requests + weight_loads, 0.5);
-        assert_float_equal(predicted(record, "gld_transactions"), image_sectors + weight_loads, 0.5);
-        assert_float_equal(predicted(record, "constant_requests_per_instruction"), 1.0, 0.0);
+        assert_float_equal(gpu_test_predicted(record, "gld_requests"),
+                           image_requests + weight_loads, 0.5);
+        assert_float_equal(gpu_test_predicted(record, "gld_transactions"),
+                           image_sectors + weight_loads, 0.5);
+        assert_float_equal(gpu_test_predicted(record, "constant_requests_per_instruction"), 1.0,
+                           0.0);
     }
     cJSON_Delete(report);
 }
@@ -123,25 +107,27 @@ static void convolution_loads_equal_a_brute_force_count(void **state)
 static void one_pixel_reads_the_centre_tap(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--rows 1 --cols 1 --mask 3");
+    cJSON *report = gpu_test_run_model("--rows 1 --cols 1 --mask 3", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "constant");
-    assert_float_equal(predicted(record, "gld_requests"), 1.0, 0.0);
-    assert_float_equal(predicted(record, "gld_transactions"), 1.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "gld_requests"), 1.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "gld_transactions"), 1.0, 0.0);
     record = gpu_test_record(report, "global");
-    assert_float_equal(predicted(record, "gld_requests"), 4.0, 0.0);
-    assert_float_equal(predicted(record, "gld_transactions"), 4.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "gld_requests"), 4.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "gld_transactions"), 4.0, 0.0);
     cJSON_Delete(report);
 }
 
-/* ---- the access patterns ---------------------------------------------------------------------- */
+/* ---- the access patterns ----------------------------------------------------------------------
+ */
 
 static void broadcast_is_one_request_per_instruction(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--variant constant_broadcast --rows 1000 --cols 17");
+    cJSON *report =
+        gpu_test_run_model("--variant constant_broadcast --rows 1000 --cols 17", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "constant_broadcast");
-    assert_float_equal(predicted(record, "constant_requests_per_instruction"), 1.0, 0.0);
-    assert_float_equal(predicted(record, "constant_replays_per_instruction"), 0.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "constant_requests_per_instruction"), 1.0, 0.0);
+    assert_float_equal(gpu_test_predicted(record, "constant_replays_per_instruction"), 0.0, 0.0);
     cJSON_Delete(report);
 }
 
@@ -167,24 +153,25 @@ static void divergent_requests_equal_distinct_words(void **state)
     for (size_t d = 0; d < sizeof distinct / sizeof distinct[0]; d++)
         for (size_t s = 0; s < sizeof spacing / sizeof spacing[0]; s++) {
             char arguments[128];
-            snprintf(arguments, sizeof arguments, "--rows %lld --cols %lld --distinct %d --spacing %d",
-                     rows, cols, distinct[d], spacing[s]);
-            cJSON *report = run_model(arguments);
+            snprintf(arguments, sizeof arguments,
+                     "--rows %lld --cols %lld --distinct %d --spacing %d", rows, cols, distinct[d],
+                     spacing[s]);
+            cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
 
             const cJSON *constant = gpu_test_record(report, "constant_divergent");
-            assert_float_equal(predicted(constant, "constant_requests_per_instruction"),
+            assert_float_equal(gpu_test_predicted(constant, "constant_requests_per_instruction"),
                                distinct[d], 0.0);
-            assert_float_equal(predicted(constant, "constant_replays_per_instruction"),
+            assert_float_equal(gpu_test_predicted(constant, "constant_replays_per_instruction"),
                                distinct[d] - 1, 0.0);
 
             double sectors = 0;
             for (int r = 0; r < SLOT_FLOATS; r++)
                 sectors += pattern_sectors(distinct[d], spacing[s], r);
             const cJSON *ldg = gpu_test_record(report, "ldg_divergent");
-            assert_float_equal(predicted(ldg, "gld_requests"), warps * ROUNDS, 0.5);
-            assert_float_equal(predicted(ldg, "gld_transactions"),
+            assert_float_equal(gpu_test_predicted(ldg, "gld_requests"), warps * ROUNDS, 0.5);
+            assert_float_equal(gpu_test_predicted(ldg, "gld_transactions"),
                                warps * ROUNDS / SLOT_FLOATS * sectors, 0.5);
-            assert_float_equal(predicted(ldg, "gld_transactions_per_request"),
+            assert_float_equal(gpu_test_predicted(ldg, "gld_transactions_per_request"),
                                sectors / SLOT_FLOATS, 1e-12);
             cJSON_Delete(report);
         }
@@ -194,8 +181,10 @@ static void divergent_requests_equal_distinct_words(void **state)
 static void spaced_words_cost_a_sector_each(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--variant ldg_divergent --distinct 32 --spacing 16");
-    assert_float_equal(predicted(gpu_test_record(report, "ldg_divergent"), "gld_transactions_per_request"),
+    cJSON *report =
+        gpu_test_run_model("--variant ldg_divergent --distinct 32 --spacing 16", TIME_LIMIT_S);
+    assert_float_equal(gpu_test_predicted(gpu_test_record(report, "ldg_divergent"),
+                                          "gld_transactions_per_request"),
                        32.0, 0.0);
     cJSON_Delete(report);
 }

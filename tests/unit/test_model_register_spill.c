@@ -28,28 +28,9 @@
 #define WARP_LANES 32
 #define TABLE_WORDS 32
 
-static cJSON *run_model(const char *arguments)
-{
-    char full[512];
-    snprintf(full, sizeof full, "--model %s", arguments);
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(full, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    return report;
-}
-
 static const cJSON *records_of(const cJSON *report)
 {
     return cJSON_GetObjectItemCaseSensitive(report, "records");
-}
-
-static double predicted(const cJSON *record, const char *alias)
-{
-    double prediction = NAN, measurement = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
-    assert_false(isnan(prediction));
-    return prediction;
 }
 
 static int has_prediction(const cJSON *record, const char *alias)
@@ -83,19 +64,19 @@ static void check_dynamic_full_warps(long long lane_stride)
     char arguments[128];
     snprintf(arguments, sizeof arguments, "--variant dynamic_index --n %lld --lane_stride %lld",
              warps * WARP_LANES, lane_stride);
-    cJSON *report = run_model(arguments);
+    cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "dynamic_index");
     long long sectors_per_load = 4 * words_per_group(lane_stride);
-    assert_float_equal(predicted(record, "local_store_transactions"), warps * TABLE_WORDS * 4.0,
-                       EXACT);
-    assert_float_equal(predicted(record, "local_load_transactions"),
+    assert_float_equal(gpu_test_predicted(record, "local_store_transactions"),
+                       warps * TABLE_WORDS * 4.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions"),
                        (double)(warps * TABLE_WORDS * sectors_per_load), EXACT);
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"),
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"),
                        (double)sectors_per_load, EXACT);
     /* The efficiency counter counts bytes by the address each thread sees: 4 bytes for each
      * distinct table word the 32 lanes read, of the sectors the load moves. */
     long long distinct_words = lane_stride == 0 ? 1 : TABLE_WORDS / gcd(lane_stride, TABLE_WORDS);
-    assert_float_equal(predicted(record, "local_load_efficiency"),
+    assert_float_equal(gpu_test_predicted(record, "local_load_efficiency"),
                        100.0 * 4.0 * distinct_words / (32.0 * sectors_per_load), EXACT);
     cJSON_Delete(report);
 }
@@ -111,23 +92,27 @@ static void dynamic_index_full_warps_every_lane_stride(void **state)
 static void dynamic_index_known_values(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--variant dynamic_index --n 32 --lane_stride 0");
+    cJSON *report =
+        gpu_test_run_model("--variant dynamic_index --n 32 --lane_stride 0", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "dynamic_index");
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"), 4.0, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"), 4.0,
+                       EXACT);
     /* One word for all lanes: 4 bytes seen of the 128 moved (measured 3.125 on an H200). */
-    assert_float_equal(predicted(record, "local_load_efficiency"), 3.125, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_efficiency"), 3.125, EXACT);
     cJSON_Delete(report);
 
-    report = run_model("--variant dynamic_index --n 32 --lane_stride 1");
+    report = gpu_test_run_model("--variant dynamic_index --n 32 --lane_stride 1", TIME_LIMIT_S);
     record = gpu_test_record(report, "dynamic_index");
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"), 32.0, EXACT);
-    assert_float_equal(predicted(record, "local_load_efficiency"), 12.5, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"), 32.0,
+                       EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_efficiency"), 12.5, EXACT);
     cJSON_Delete(report);
 
-    report = run_model("--variant dynamic_index --n 32 --lane_stride 16");
+    report = gpu_test_run_model("--variant dynamic_index --n 32 --lane_stride 16", TIME_LIMIT_S);
     record = gpu_test_record(report, "dynamic_index");
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"), 8.0, EXACT);
-    assert_float_equal(predicted(record, "local_load_efficiency"), 3.125, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"), 8.0,
+                       EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_efficiency"), 3.125, EXACT);
     cJSON_Delete(report);
 }
 
@@ -138,25 +123,26 @@ static void dynamic_index_partial_warp(void **state)
 {
     (void)state;
     const double full_warps = 3, requests = (full_warps + 1) * TABLE_WORDS;
-    cJSON *report = run_model("--variant dynamic_index --n 109 --lane_stride 0");
+    cJSON *report =
+        gpu_test_run_model("--variant dynamic_index --n 109 --lane_stride 0", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "dynamic_index");
-    assert_float_equal(predicted(record, "local_store_transactions"),
+    assert_float_equal(gpu_test_predicted(record, "local_store_transactions"),
                        full_warps * TABLE_WORDS * 4 + TABLE_WORDS * 2, EXACT);
     double loads = full_warps * TABLE_WORDS * 4 + TABLE_WORDS * 2;
-    assert_float_equal(predicted(record, "local_load_transactions"), loads, EXACT);
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"), loads / requests,
-                       EXACT);
-    assert_float_equal(predicted(record, "local_load_efficiency"),
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions"), loads, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"),
+                       loads / requests, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_efficiency"),
                        100.0 * (full_warps + 1) * TABLE_WORDS * 4 / (loads * 32),
                        EXACT);
     cJSON_Delete(report);
 
-    report = run_model("--variant dynamic_index --n 109 --lane_stride 1");
+    report = gpu_test_run_model("--variant dynamic_index --n 109 --lane_stride 1", TIME_LIMIT_S);
     record = gpu_test_record(report, "dynamic_index");
     loads = full_warps * TABLE_WORDS * 32 + TABLE_WORDS * 13;
-    assert_float_equal(predicted(record, "local_load_transactions"), loads, EXACT);
-    assert_float_equal(predicted(record, "local_load_transactions_per_request"), loads / requests,
-                       EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions"), loads, EXACT);
+    assert_float_equal(gpu_test_predicted(record, "local_load_transactions_per_request"),
+                       loads / requests, EXACT);
     cJSON_Delete(report);
 }
 
@@ -164,17 +150,17 @@ static void dynamic_index_partial_warp(void **state)
 static void register_variants_predict_no_local_traffic(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--n 1000003 --lane_stride 5");
+    cJSON *report = gpu_test_run_model("--n 1000003 --lane_stride 5", TIME_LIMIT_S);
     assert_int_equal(cJSON_GetArraySize(records_of(report)), 5);
     const char *variants[] = {"static_index", "uncapped"};
     for (size_t v = 0; v < 2; v++) {
         const cJSON *record = gpu_test_record(report, variants[v]);
-        assert_float_equal(predicted(record, "local_load_transactions"), 0.0, EXACT);
-        assert_float_equal(predicted(record, "local_store_transactions"), 0.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "local_load_transactions"), 0.0, EXACT);
+        assert_float_equal(gpu_test_predicted(record, "local_store_transactions"), 0.0, EXACT);
     }
     const cJSON *uncapped = gpu_test_record(report, "uncapped");
-    assert_float_equal(predicted(uncapped, "shared_load_instructions"), 0.0, EXACT);
-    assert_float_equal(predicted(uncapped, "shared_store_instructions"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(uncapped, "shared_load_instructions"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(uncapped, "shared_store_instructions"), 0.0, EXACT);
     cJSON_Delete(report);
 }
 
@@ -183,7 +169,7 @@ static void register_variants_predict_no_local_traffic(void **state)
 static void spilling_variants_leave_spills_unpredicted(void **state)
 {
     (void)state;
-    cJSON *report = run_model("--n 4096");
+    cJSON *report = gpu_test_run_model("--n 4096", TIME_LIMIT_S);
     const char *variants[] = {"capped", "smem_spill"};
     for (size_t v = 0; v < 2; v++) {
         const cJSON *record = gpu_test_record(report, variants[v]);
@@ -191,7 +177,7 @@ static void spilling_variants_leave_spills_unpredicted(void **state)
         assert_false(has_prediction(record, "local_store_transactions"));
     }
     const cJSON *capped = gpu_test_record(report, "capped");
-    assert_float_equal(predicted(capped, "shared_load_instructions"), 0.0, EXACT);
+    assert_float_equal(gpu_test_predicted(capped, "shared_load_instructions"), 0.0, EXACT);
     assert_false(has_prediction(gpu_test_record(report, "smem_spill"), "shared_load_instructions"));
     cJSON_Delete(report);
 }

@@ -214,21 +214,13 @@ static counts brute_coarsened(long long m, long long k, long long n)
 static cJSON *run_model(long long m, long long k, long long n)
 {
     char arguments[256];
-    snprintf(arguments, sizeof arguments, "--model --variant all --m %lld --k %lld --n %lld", m, k,
-             n);
-    int exit_status = 0;
-    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
-    assert_int_equal(exit_status, 0);
-    assert_non_null(report);
-    return report;
+    snprintf(arguments, sizeof arguments, "--variant all --m %lld --k %lld --n %lld", m, k, n);
+    return gpu_test_run_model(arguments, TIME_LIMIT_S);
 }
 
 static double predicted(const cJSON *report, const char *variant, const char *alias)
 {
-    double value = NAN, measured = NAN;
-    assert_int_equal(gpu_test_metric(gpu_test_record(report, variant), alias, &value, &measured), 0);
-    assert_false(isnan(value));
-    return value;
+    return gpu_test_predicted(gpu_test_record(report, variant), alias);
 }
 
 /* Sector and request counts are whole numbers well below 2^53: they must match exactly. */
