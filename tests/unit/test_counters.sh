@@ -59,6 +59,31 @@ report 1000000 4 50 48000000
 "$counters" compare "$work/report.json" copy "$work/ncu.csv" 2100000 | grep -q "within ncu's write floor" ||
   fail "a write difference inside the floor is not labelled as such"
 
+# The bank-conflict residue: a conflict count may differ by RESIDUE_RATIO (0.01) per load when
+# the record also has its per-load ratio (the same measurement), and by no more than 1% otherwise.
+conflicts=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+loads=smsp__inst_executed_op_shared_ld.sum
+cat >"$work/conflicts.csv" <<CSV
+"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"
+"0","copy","$conflicts","","35"
+"0","copy","$loads","inst","32,032"
+CSV
+conflict_report() {  # conflict_report COUNT RATIO|none
+  local ratio=""
+  [[ $2 != none ]] &&
+    ratio=", \"$conflicts / $loads\": {\"alias\": \"per_load\", \"unit\": \"conflicts\", \"measured\": $2}"
+  echo "{\"records\": [{\"variant\": \"copy\", \"metrics\": {\"$conflicts\":
+    {\"alias\": \"conflicts\", \"unit\": \"conflicts\", \"measured\": $1}$ratio}}]}" >"$work/conflicts.json"
+  "$counters" compare "$work/conflicts.json" copy "$work/conflicts.csv" 0 >"$work/out" 2>&1
+}
+conflict_report 157 0.0049
+[[ $? == 0 ]] && grep -q "within the residue" "$work/out" ||
+  fail "157 conflicts against 35 in 32,032 loads (0.004 per load apart) were not within the residue"
+conflict_report 400 0.0125
+[[ $? == 1 ]] || fail "400 conflicts against 35 in 32,032 loads (0.011 per load apart) agreed"
+conflict_report 157 none
+[[ $? == 1 ]] || fail "157 conflicts against 35 agreed without a per-load ratio to bound the residue"
+
 [[ $("$counters" ncu-value "$work/ncu.csv" dram__bytes_write.sum) == 50000000 ]] ||
   fail "ncu-value did not read dram__bytes_write.sum"
 "$counters" ncu-value "$work/ncu.csv" no_such.metric >/dev/null 2>&1
