@@ -7,7 +7,9 @@
  *   a second kernel after the prelude's is refused as a dropped range, not mixed in;
  *   metrics that need two passes (an instrumented one beside hardware counters) take one
  *   launch per pass, each after its own prelude, and every pass reads the same sweep; ending
- *   after the first pass is refused.
+ *   after the first pass is refused;
+ *   collections with the same names in a row (which reuse the enabled range profiler and its
+ *   config) each read their own kernel: a full sweep, then half of it.
  *
  * Without a GPU, or where counters cannot be read, it exits 77, which CTest reports as
  * skipped. */
@@ -125,6 +127,36 @@ static void ending_before_the_last_pass_is_refused(void **state)
     assert_int_equal(prof_end(session, values), PROF_OK);
 }
 
+/* Runs the two-pass names over the first bytes of the profiled sweep; values as two_pass_names. */
+static void collect_two_passes(size_t bytes, double *values)
+{
+    int another_pass = 1;
+    prof_status status = prof_begin(session, two_pass_names, 3);
+    while (status == PROF_OK && another_pass) {
+        ml_flush_l2(profiled_sweep.buffer, bytes);
+        status = prof_next_pass(session, &another_pass);
+    }
+    if (status == PROF_OK)
+        status = prof_end(session, values);
+    if (status != PROF_OK)
+        fail_msg("collection of %zu bytes: %s", bytes, prof_last_error());
+}
+
+static void same_names_again_read_the_new_kernel(void **state)
+{
+    (void)state;
+    size_t sizes[2] = { profiled_sweep.bytes, profiled_sweep.bytes / 2 };
+    for (int i = 0; i < 2; i++) {
+        double values[3];
+        collect_two_passes(sizes[i], values);
+        double swept = (double)sizes[i];
+        print_message("collection %d: DRAM read %.0f, load bytes %.0f of %.0f swept\n", i + 1,
+                      values[0], values[2], swept);
+        assert_true(values[0] >= 0.99 * swept && values[0] <= 1.01 * swept);
+        assert_true(values[2] >= 0.99 * swept && values[2] <= 1.01 * swept);
+    }
+}
+
 int main(void)
 {
     int device_count = 0;
@@ -152,6 +184,7 @@ int main(void)
         cmocka_unit_test(second_kernel_is_refused),
         cmocka_unit_test(two_passes_take_two_launches),
         cmocka_unit_test(ending_before_the_last_pass_is_refused),
+        cmocka_unit_test(same_names_again_read_the_new_kernel),
     };
     int failures = cmocka_run_group_tests(tests, NULL, NULL);
     prof_close(session);
