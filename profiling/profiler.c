@@ -17,11 +17,13 @@
  *   - enabling the range profiler twice on a context succeeds and crashes later: one session
  *     per process (session_open), and prof_begin refuses to begin twice;
  *   - a range profiler takes one config: a later SetConfig/Start/Stop cycle with another config
- *     and counter data image crashed (H200, CUDA 13.0), one with the same config and a fresh
- *     counter data image reads correctly. The first Start after an Enable costs about 150 ms,
- *     most of what a collection costs. So prof_end leaves the range profiler enabled with its
- *     config, and prof_begin reuses it for the same metric names (a lab's consecutive variants
- *     often ask for the same) and otherwise disables it and enables a new one;
+ *     and counter data image crashed (H200, CUDA 13.0). So each prof_begin enables it and each
+ *     prof_end disables it again, although the first Start after an Enable costs about 150 ms.
+ *     Keeping it enabled for a next collection with the same config (and a fresh counter data
+ *     image) read correctly and halved a lab's collection time, but small kernels then read
+ *     less DRAM than Nsight Compute shows for the same launch (a 97 x 131 x 89 tiled matrix
+ *     multiply: 97,792 bytes against 102,400; the coarsened one 98,048 against 117,504), which
+ *     ./memlab check rejects;
  *   - ranges that do not fit in the counter data image are dropped without saying so (measured on
  *     an H100: 6 kernels into room for 4 gave 4 ranges and a dropped count of 0): the image has
  *     room for MAX_RANGES, and prof_end checks that exactly one range (one kernel) came back;
@@ -68,21 +70,18 @@ struct prof_session {
     prof_prelude prelude;                     /* launched after Start, before the kernel */
     void *prelude_argument;
 
-    /* The enabled range profiler and its config: made by prof_begin, kept by prof_end for the
-     * next prof_begin with the same names, disabled by one with other names or by a failure. */
+    /* Set by prof_begin, released by prof_end. */
+    int collecting;
+    int pass_running;                         /* Started, not yet Stopped */
+    int all_passes_submitted;                 /* the last Stop said so */
+    size_t passes;                            /* what the config image needs */
+    size_t passes_run;
     CUpti_RangeProfiler_Object *range_profiler;
     CUpti_Profiler_Host_Object *host;
     const char **metric_names;
     size_t metric_count;
     uint8_t *config_image;
     size_t config_image_size;
-    size_t passes;                            /* what the config image needs */
-
-    /* One collection: set by prof_begin, released by prof_end. */
-    int collecting;
-    int pass_running;                         /* Started, not yet Stopped */
-    int all_passes_submitted;                 /* the last Stop said so */
-    size_t passes_run;
     uint8_t *counter_data;
     size_t counter_data_size;
 };
@@ -731,8 +730,7 @@ static prof_status stop_pass(prof_session *session)
     return PROF_OK;
 }
 
-/* Makes the host object and config image for names and enables the range profiler with them. */
-static prof_status enable_config(prof_session *session, const char *const *names, size_t count)
+static prof_status start_collection(prof_session *session, const char *const *names, size_t count)
 {
     /* The host side first, so that a bad metric name is found before the device is touched. */
     session->metric_names = copy_names(names, count);
@@ -763,11 +761,36 @@ static prof_status enable_config(prof_session *session, const char *const *names
     if (result != CUPTI_SUCCESS)
         return cupti_failure("cuptiRangeProfilerEnable", result);
     session->range_profiler = enable_params.pRangeProfilerObject;
-    return PROF_OK;
+
+    status = create_counter_data_image(session);
+    if (status != PROF_OK)
+        return status;
+
+    CUpti_RangeProfiler_SetConfig_Params config_params = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = session->range_profiler,
+        .configSize = session->config_image_size,
+        .pConfig = session->config_image,
+        .counterDataImageSize = session->counter_data_size,
+        .pCounterDataImage = session->counter_data,
+        .range = CUPTI_AutoRange,        /* one range around each kernel launch */
+        .replayMode = CUPTI_UserReplay,  /* the caller launches the kernel once per pass */
+        .maxRangesPerPass = MAX_RANGES,
+        .numNestingLevels = 1,
+        .minNestingLevel = 1,
+        .passIndex = 0,
+        .targetNestingLevel = 1,
+    };
+    result = cuptiRangeProfilerSetConfig(&config_params);
+    if (result != CUPTI_SUCCESS)
+        return cupti_failure("cuptiRangeProfilerSetConfig", result);
+    session->collecting = 1;
+    return start_pass(session);
 }
 
-/* Disables the range profiler and frees its config (whatever enable_config got done). */
-static prof_status disable_config(prof_session *session, prof_status status)
+/* Disables the range profiler and frees what start_collection made; the session can then begin
+ * again. */
+static prof_status release_collection(prof_session *session, prof_status status)
 {
     if (session->range_profiler != NULL) {
         CUpti_RangeProfiler_Disable_Params params = {
@@ -787,71 +810,14 @@ static prof_status disable_config(prof_session *session, prof_status status)
     free(session->config_image);
     session->config_image = NULL;
     session->config_image_size = 0;
-    session->passes = 0;
-    return status;
-}
-
-/* Whether the enabled config was made for exactly these names, in this order. */
-static int config_has_names(const prof_session *session, const char *const *names, size_t count)
-{
-    if (session->range_profiler == NULL || session->metric_count != count)
-        return 0;
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(session->metric_names[i], names[i]) != 0)
-            return 0;
-    return 1;
-}
-
-static prof_status start_collection(prof_session *session, const char *const *names, size_t count)
-{
-    if (!config_has_names(session, names, count)) {
-        prof_status status = disable_config(session, PROF_OK);
-        if (status == PROF_OK)
-            status = enable_config(session, names, count);
-        if (status != PROF_OK)
-            return status;
-    }
-
-    prof_status status = create_counter_data_image(session);
-    if (status != PROF_OK)
-        return status;
-
-    CUpti_RangeProfiler_SetConfig_Params config_params = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = session->range_profiler,
-        .configSize = session->config_image_size,
-        .pConfig = session->config_image,
-        .counterDataImageSize = session->counter_data_size,
-        .pCounterDataImage = session->counter_data,
-        .range = CUPTI_AutoRange,        /* one range around each kernel launch */
-        .replayMode = CUPTI_UserReplay,  /* the caller launches the kernel once per pass */
-        .maxRangesPerPass = MAX_RANGES,
-        .numNestingLevels = 1,
-        .minNestingLevel = 1,
-        .passIndex = 0,
-        .targetNestingLevel = 1,
-    };
-    CUptiResult result = cuptiRangeProfilerSetConfig(&config_params);
-    if (result != CUPTI_SUCCESS)
-        return cupti_failure("cuptiRangeProfilerSetConfig", result);
-    session->collecting = 1;
-    return start_pass(session);
-}
-
-/* Ends the collection: frees its counter data image. After a failure the range profiler is
- * disabled too, so that the next prof_begin starts from nothing; after a success it stays
- * enabled with its config. Either way the session can begin again. */
-static prof_status end_collection(prof_session *session, prof_status status)
-{
     free(session->counter_data);
     session->counter_data = NULL;
     session->counter_data_size = 0;
     session->collecting = 0;
     session->pass_running = 0;
     session->all_passes_submitted = 0;
+    session->passes = 0;
     session->passes_run = 0;
-    if (status != PROF_OK)
-        status = disable_config(session, status);
     return status;
 }
 
@@ -868,7 +834,7 @@ prof_status prof_begin(prof_session *session, const char *const *perfworks_names
     }
     prof_status status = start_collection(session, perfworks_names, count);
     if (status != PROF_OK)
-        return end_collection(session, status);
+        return release_collection(session, status);
     return PROF_OK;
 }
 
@@ -893,7 +859,7 @@ prof_status prof_next_pass(prof_session *session, int *another_pass)
         }
     }
     if (status != PROF_OK)
-        return end_collection(session, status);
+        return release_collection(session, status);
     return PROF_OK;
 }
 
@@ -995,7 +961,7 @@ prof_status prof_end(prof_session *session, double *values)
         status = decode_ranges(session);
     if (status == PROF_OK)
         status = evaluate(session, values);
-    return end_collection(session, status);
+    return release_collection(session, status);
 }
 
 void prof_close(prof_session *session)
@@ -1006,7 +972,7 @@ void prof_close(prof_session *session)
     if (session->collecting) {
         if (session->pass_running)
             status = stop_pass(session);
-        status = end_collection(session, status);
+        status = release_collection(session, status);
     }
-    end_session(session, disable_config(session, status));
+    end_session(session, status);
 }

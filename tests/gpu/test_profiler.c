@@ -8,8 +8,8 @@
  *   metrics that need two passes (an instrumented one beside hardware counters) take one
  *   launch per pass, each after its own prelude, and every pass reads the same sweep; ending
  *   after the first pass is refused;
- *   collections with the same names in a row (which reuse the enabled range profiler and its
- *   config) each read their own kernel: a full sweep, then half of it.
+ *   collections with the same names in a row each read their own kernel: a full sweep, then
+ *   half of it.
  *
  * Without a GPU, or where counters cannot be read, it exits 77, which CTest reports as
  * skipped. */
