@@ -82,6 +82,24 @@ static void second_kernel_is_refused(void **state)
 static const char *const two_pass_names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum",
                                               "smsp__sass_data_bytes_mem_global_op_ld.sum" };
 
+/* Runs the two-pass names over the first bytes of the profiled sweep; values as two_pass_names.
+ * Returns the launches it took. */
+static int collect_two_passes(size_t bytes, double *values)
+{
+    int launches = 0, another_pass = 1;
+    prof_status status = prof_begin(session, two_pass_names, 3);
+    while (status == PROF_OK && another_pass) {
+        ml_flush_l2(profiled_sweep.buffer, bytes);
+        launches++;
+        status = prof_next_pass(session, &another_pass);
+    }
+    if (status == PROF_OK)
+        status = prof_end(session, values);
+    if (status != PROF_OK)
+        fail_msg("collection of %zu bytes: %s", bytes, prof_last_error());
+    return launches;
+}
+
 static void two_passes_take_two_launches(void **state)
 {
     (void)state;
@@ -91,18 +109,7 @@ static void two_passes_take_two_launches(void **state)
     assert_int_equal(passes, 2);
 
     double values[3];
-    int launches = 0, another_pass = 1;
-    prof_status status = prof_begin(session, two_pass_names, 3);
-    while (status == PROF_OK && another_pass) {
-        ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
-        launches++;
-        status = prof_next_pass(session, &another_pass);
-    }
-    if (status == PROF_OK)
-        status = prof_end(session, values);
-    if (status != PROF_OK)
-        fail_msg("two-pass collection: %s", prof_last_error());
-    assert_int_equal(launches, 2);
+    assert_int_equal(collect_two_passes(profiled_sweep.bytes, values), 2);
 
     double swept = (double)profiled_sweep.bytes;
     print_message("two passes: DRAM read %.0f, written %.0f, load bytes %.0f of %.0f swept\n",
@@ -125,21 +132,6 @@ static void ending_before_the_last_pass_is_refused(void **state)
     assert_int_equal(prof_begin(session, two_pass_names, 1), PROF_OK);
     ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
     assert_int_equal(prof_end(session, values), PROF_OK);
-}
-
-/* Runs the two-pass names over the first bytes of the profiled sweep; values as two_pass_names. */
-static void collect_two_passes(size_t bytes, double *values)
-{
-    int another_pass = 1;
-    prof_status status = prof_begin(session, two_pass_names, 3);
-    while (status == PROF_OK && another_pass) {
-        ml_flush_l2(profiled_sweep.buffer, bytes);
-        status = prof_next_pass(session, &another_pass);
-    }
-    if (status == PROF_OK)
-        status = prof_end(session, values);
-    if (status != PROF_OK)
-        fail_msg("collection of %zu bytes: %s", bytes, prof_last_error());
 }
 
 static void same_names_again_read_the_new_kernel(void **state)
