@@ -6,5 +6,5 @@ set title "Local load sectors per request vs lane stride (register_spill, dynami
 set xlabel "lane stride (table entries between neighbouring lanes' reads)"
 set ylabel "local load sectors per request"
 set yrange [0:*]
-eval plot_all(line("data", "local_load_transactions_per_request.predicted", "predicted (access model)", predicted(BLUE)) . \
-              line("data", "local_load_transactions_per_request.measured", "measured (counters)", measured(BLUE)))
+eval plot_all(line("data", "local_load_transactions_per_request.measured", "measured (counters)", measured(BLUE)) . \
+              line("data", "local_load_transactions_per_request.predicted", "predicted (access model)", predicted(BLUE)))
