@@ -45,7 +45,8 @@ note_failure() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 # The fewest repetitions: the sanitizers and ncu make every launch slow.
 quick=(--reps 1 --warmup 0)
 
-floor_program=$(find "$build/labs" -maxdepth 1 -type f -executable | sort | head -n1)
+# sed, not head: head's early exit would end sort with SIGPIPE, a failure under pipefail.
+floor_program=$(find "$build/labs" -maxdepth 1 -type f -executable | sort | sed -n 1p)
 write_floor=$(ncu_write_floor "$floor_program" "$counters") || exit 1
 echo "ncu's write floor: $write_floor DRAM bytes written by a read-only sweep of twice the L2 (the most of $FLOOR_RUNS runs)"
 

@@ -1,8 +1,10 @@
 # Sourced by test_lab_cli.sh for the shared_tiling program: its variants, its size flags and its
 # predictions. (Sizes whose matrices do not fit the device are refused only where a device says
 # how much memory it has: tests/gpu/test_shared_tiling.c checks that.)
+# Into a file first: grep -q stops reading early, and under pipefail the program's SIGPIPE fails.
+"$lab" --list >"$work/list.txt" || fail "--list exited $?"
 for variant in naive tiled16 tiled32 coarsened cublas; do
-  "$lab" --list | grep -q "^  $variant " || fail "--list does not list $variant"
+  grep -q "^  $variant " "$work/list.txt" || fail "--list does not list $variant"
 done
 # The FLOP/s ceiling runs beside any variant chosen.
 "$lab" --model --variant tiled16 --m 5 --k 7 --n 3 --format json --out "$work/model.json" >/dev/null 2>"$work/err" ||
