@@ -97,14 +97,35 @@ line(set, column, title, style) = has(value(set . "_columns"), column) ? \
 
 # bar(set, column, title, style): one bar per row of a bar chart's data set, labelled by its
 # first column (or by the expression bar_label), or "" when the column holds no value in this
-# run.
+# run. Each bar has its value written above it (bar_text), so that a bar too short to see (no
+# conflict at all, 0.02 of one) still shows what it holds; a row without a value (NaN) gets
+# neither bar nor text. The text's place depends on how many bars a row has, which only
+# plot_all knows: bar() leaves @BAR@ (this bar's number in the row) and @BARS@ (how many) to it.
 bar_label = "xtic(1)"
+bar_gap = 1
 bar(set, column, title, style) = has(value(set . "_columns"), column) ? \
-    sprintf("'%s' using (column('%s') / y_scale):%s title '%s' %s, ", value(set), column, bar_label, title, style) : ""
+    sprintf("'%s' using (column('%s') / y_scale):%s title '%s' %s, ", value(set), column, bar_label, title, style) . \
+    sprintf("'%s' using ($0 + (@BAR@ - (@BARS@ - 1) / 2.0) / (@BARS@ + bar_gap)):(column('%s') / y_scale):(bar_text(column('%s') / y_scale)) notitle with labels rotate by 90 left offset 0.45, 0.4 font ',9' textcolor rgb '%s', ", \
+        value(set), column, column, dark(bar_colour(style))) : ""
+# bar_colour(style): the colour a bar style names (predicted_bar, measured_bar), for its text.
+bar_colour(style) = strstrt(style, "linecolor rgb '") ? \
+    style[strstrt(style, "linecolor rgb '") + 15:strstrt(style, "linecolor rgb '") + 21] : "#333333"
+# bar_text(value): 3 significant digits, whole numbers from 100 up; written in the bar's colour,
+# darker.
+bar_text(v) = v == 0 ? "0" : abs(v) >= 100 ? sprintf("%.0f", v) : sprintf("%.3g", v)
 
-# plot_all(pieces): the plot command for the pieces (each ends in ", ").
-plot_all(pieces) = "plot " . pieces[1:strlen(pieces) - 2]
+# count_of(text, token), replace_all(text, token, with), number_each(text, token, first): how
+# often token occurs in text; text with every token replaced; text with the tokens replaced by
+# first, first + 1, ...
+count_of(text, token) = strstrt(text, token) ? 1 + count_of(text[strstrt(text, token) + strlen(token):], token) : 0
+replace_all(text, token, with) = strstrt(text, token) ? \
+    text[1:strstrt(text, token) - 1] . with . replace_all(text[strstrt(text, token) + strlen(token):], token, with) : text
+number_each(text, token, first) = strstrt(text, token) ? \
+    text[1:strstrt(text, token) - 1] . sprintf("%d", first) . number_each(text[strstrt(text, token) + strlen(token):], token, first + 1) : text
+
+# plot_all(pieces): the plot command for the pieces (each ends in ", "), the bars numbered.
+plot_all(pieces) = "plot " . number_each(replace_all(pieces[1:strlen(pieces) - 2], "@BARS@", sprintf("%d", count_of(pieces, "@BAR@"))), "@BAR@", 0)
 
 # Bar charts: bars of one row side by side, rows along the x axis, which gnuplot lays out (no
-# x margin of line plots); y from 0 with 6% of the height above the tallest bar.
-bar_chart = "set style data histograms; set style histogram clustered gap 1; set boxwidth 0.9; set xtics rotate by -25 left; set autoscale x; set offsets 0, 0, graph 0.06, 0; set yrange [0:*]"
+# x margin of line plots); y from 0 with 14% of the height above the tallest bar for its value.
+bar_chart = sprintf("set style data histograms; set style histogram clustered gap %d; set boxwidth 0.9; set xtics rotate by -25 left; set autoscale x; set offsets 0, 0, graph 0.14, 0; set yrange [0:*]", bar_gap)
