@@ -78,9 +78,12 @@ export MEMLAB_CUDA_ARCH=${MEMLAB_CUDA_ARCH:-75}
 build=$work/build
 lab=$root/labs/04_coalescing/coalescing.cu
 
-# A syntax error: score 0 with the compiler's message.
-sed 's/out\[i\] = in\[i \* stride\];/out[i] = in[i * stride]/' "$lab" >"$work/coalescing.cu"
-cmp -s "$lab" "$work/coalescing.cu" && fail "the syntax error was not planted"
+# A syntax error: score 0 with the compiler's message. It is appended, not made by editing a
+# line of the lab, so that it is planted in the student pack too, where the lab's solution lines
+# are TODOs. The declaration after it puts the error on a numbered line.
+cp "$lab" "$work/coalescing.cu"
+printf '__device__ int planted_syntax_error = 1 /* no semicolon */\n__device__ int after_the_error;\n' \
+  >>"$work/coalescing.cu"
 "$grade" --root "$root" coalescing "$work/coalescing.cu" --format gradescope --out "$work/gs.json" \
   --build-dir "$build" >"$work/out" 2>"$work/err"
 status=$?
@@ -96,7 +99,8 @@ grep -q '"format_errors"' "$work/pl.json" || fail "compile error: PrairieLearn h
 grep -q 'error: expected' "$work/pl.json" || fail "compile error: no compiler message for PrairieLearn"
 grep -q '"score"' "$work/pl.json" && fail "compile error: PrairieLearn has a score"
 
-# The solution itself, but no device: not gradable, the reason given, no point.
+# The lab as it is (the solution; in the student pack its student version), but no device: not
+# gradable, the reason given, no point.
 cp "$lab" "$work/coalescing.cu"
 CUDA_VISIBLE_DEVICES= "$grade" --root "$root" coalescing "$work/coalescing.cu" --format gradescope \
   --out "$work/gs.json" --build-dir "$build" >"$work/out" 2>"$work/err"
