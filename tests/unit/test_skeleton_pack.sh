@@ -7,8 +7,11 @@
 # solution are left out: code with no assignment, index, call or returned value ("}", "else",
 # "break;", a bare bounds check "if (i < n)"), comments of fewer than four words, and lines that
 # are public anyway because they also stand outside the regions of some lab file or in common/
-# or profiling/ Also: no instructor notes, no planted
-# submissions, no hidden case, the lab sources are the generator's student versions.
+# or profiling/. Also: nothing for instructors (their notes, their guide, the figures' data:
+# the measurements students are asked to predict, the unit test asserting the tile loads' bounds
+# conditions of shared_tiling's TODO), no figure that no shipped page shows, no dead link in a
+# shipped page, no planted submissions, no hidden case, the lab sources are the generator's
+# student versions.
 set -uo pipefail
 skeleton=${1:?usage: test_skeleton_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
 grade=${2:?usage: test_skeleton_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
@@ -33,7 +36,26 @@ pack=$work/unpacked/memlab
 for path in STUDENT.md memlab Makefile.labs CMakeLists.txt common/memlab.h tools/memlab_grade.c; do
   [[ -e $pack/$path ]] || fail "the pack has no $path"
 done
-[[ ! -e $pack/handouts/instructor ]] || fail "the pack holds the instructor notes"
+while IFS= read -r path; do
+  fail "the pack holds instructor material: ${path#"$pack"/}"
+done < <(find "$pack" -ipath '*instructor*')
+while IFS= read -r path; do
+  fail "the pack holds figure data: ${path#"$pack"/}"
+done < <(find "$pack/handouts" -type f \( -name '*.json' -o -path '*/figures/*' ! -name '*.png' ! -name '*.svg' \))
+[[ ! -e $pack/tests/unit/test_model_shared_tiling.c ]] ||
+  fail "the pack holds tests/unit/test_model_shared_tiling.c (the tile loads' bounds conditions)"
+# Every local link of a shipped page resolves in the pack; every figure is shown by a page.
+find "$pack" -name '*.md' | while read -r page; do
+  grep -o '\]([^)#[:space:]]*' "$page" | sed 's/^](//' | grep -v -e '^$' -e '://' |
+    while read -r link; do realpath -m "${page%/*}/$link"; done
+done >"$work/links"
+while read -r link; do
+  [[ -e $link ]] || fail "a page of the pack links to ${link#"$pack"/}, which the pack lacks"
+done <"$work/links"
+find "$pack/handouts" -path '*/figures/*' -type f -exec realpath {} + >"$work/figures"
+while read -r figure; do
+  grep -qxF "$figure" "$work/links" || fail "no page of the pack shows ${figure#"$pack"/}"
+done <"$work/figures"
 [[ ! -e $pack/tests/grade ]] || fail "the pack holds the planted submissions"
 [[ ! -e $pack/.git ]] || fail "the pack holds the git history"
 for source in "$root"/labs/[0-9][0-9]_*/*.cu "$root"/labs/[0-9][0-9]_*/*.cuh "$root"/labs/[0-9][0-9]_*/*.h; do
