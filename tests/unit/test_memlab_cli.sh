@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # unit_memlab_cli: ./memlab's subcommands refuse bad input with exit 2 and one line on stderr,
-# before building or writing anything, and never hang. No GPU needed: every case is refused
-# before a lab runs. CTest sets MEMLAB_BUILD to its build directory and MEMLAB_NO_BUILD=1.
+# before building or writing anything, and never hang; and they take good input: run of every
+# lab (--model, --help), check of every lab name. No GPU needed: the refusals come before a lab
+# runs, the runs are --model, and check without a GPU stops at its own GPU check (exit 3).
+# CTest sets MEMLAB_BUILD to its build directory and MEMLAB_NO_BUILD=1.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 memlab=$root/memlab
+build=${MEMLAB_BUILD:-$root/build}
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work"; rm -rf "$work"' EXIT
 failures=0
@@ -69,9 +72,45 @@ else
   echo "running as root: the read-only directory cases are left out"
 fi
 
+# ---- good input is taken ------------------------------------------------------------------------
+# Every lab as the driver finds it (labs/NN_PROGRAM/PROGRAM.cu): each one, not only the last,
+# is a lab program to run and check (a pipe into grep -q once refused all but the last).
+programs=()
+for directory in "$root"/labs/[0-9][0-9]_*/; do
+  directory=$(basename "$directory")
+  [[ -e $root/labs/$directory/${directory#[0-9][0-9]_}.cu ]] && programs+=("${directory#[0-9][0-9]_}")
+done
+[[ ${#programs[@]} -gt 0 ]] || fail "no lab found in labs/"
+for program in "${programs[@]}"; do
+  timeout 120 "$memlab" run "$program" --model >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 0 ]] || { fail "run $program --model: exit $status, expected 0"; cat "$work/err"; }
+  grep -q "^$program: Lab [0-9]" "$work/out" || fail "run $program --model: no title line"
+  grep -q '^device: *none (--model' "$work/out" || fail "run $program --model: not predictions"
+  for variant in $("$build/labs/$program" --list | sed -n 's/^  \([a-z0-9_]*\) .*/\1/p'); do
+    grep -q "^$variant " "$work/out" || fail "run $program --model: no row of $variant"
+  done
+  timeout 60 "$memlab" run "$program" --help >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 0 ]] || fail "run $program --help: exit $status, expected 0"
+  grep -q "^usage: $program " "$work/out" || fail "run $program --help: no usage line"
+done
+# check takes every lab's name, one or all; with no GPU its own GPU check answers (exit 3).
+if nvidia-smi -L >/dev/null 2>&1; then
+  echo "a GPU is here: check's argument acceptance is left out (it would run for minutes)"
+else
+  for arguments in "${programs[0]}" "${programs[-1]}" "${programs[*]}" ""; do
+    # shellcheck disable=SC2086 # the names are words on purpose
+    timeout 60 "$memlab" check $arguments >"$work/out" 2>"$work/err"
+    status=$?
+    [[ $status -eq 3 ]] || { fail "check $arguments: exit $status, expected 3 (no GPU)"; cat "$work/err"; }
+    grep -q 'needs a CUDA GPU' "$work/err" || fail "check $arguments: not refused for want of a GPU"
+  done
+fi
+
 # Nothing was written by the refusals.
 [[ -z $(ls -A "$work/read-only") ]] || fail "a refusal wrote into the read-only directory"
 [[ ! -e $work/missing && ! -e $work/a && ! -e $work/bench.txt ]] || fail "a refusal created a file"
 
 [[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
-echo "all ./memlab refusals checked"
+echo "all ./memlab refusals, runs of every lab and check arguments checked"

@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# test_readme_commands: every command that README.md and STUDENT.md (tools/student_pack.md) show
+# runs here, without a GPU, on its success path, and its output holds what the pages promise.
+#   tests/unit/test_readme_commands.sh
+# The commands are read from the pages themselves: each line of a code block (indented or fenced)
+# that starts with a command (./memlab, make, cmake, sudo, ...), up to its comment (two spaces
+# or " #"), and each inline `./memlab ...` or `make ...` outside code blocks. run_command below
+# is the table of how each kind of command runs here and what its output must hold:
+#   - as written, or with --model appended where it would need a GPU (a lab run);
+#   - GPU-only commands (check, bench, grade): their refusal without a GPU is asserted instead;
+#   - skipped, with the reason (./memlab test is this suite; ./memlab setup installs packages).
+# A command with no entry fails the test, so the pages cannot show a command that nothing runs.
+# The commands run in a temporary directory, with no CUDA device visible (CUDA_VISIBLE_DEVICES=,
+# so a GPU host takes CI's path) and ./memlab as this tree's driver; whatever they write goes
+# there (demo --out, make OUT=, placeholders such as DIR). CTest sets
+# MEMLAB_BUILD to its build directory and MEMLAB_NO_BUILD=1, so the driver never builds here.
+# Exit 77 (skipped) when all else passed but gnuplot is missing, so a plot went unchecked.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MEMLAB_BUILD:?"CTest sets MEMLAB_BUILD to the build directory"}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/cwd"
+failures=0
+unchecked=()
+context="" # the lab, where one command runs for several
+fail() { echo "FAIL: $command${context:+ ($context)}: $*"; failures=$((failures + 1)); }
+
+pages=("$root/README.md" "$root/tools/student_pack.md")
+
+# "PAGE:LINE<TAB>COMMAND" for every command the pages show.
+page_commands() {
+  awk '
+    function command_in(text) {
+      sub(/^[ \t]+/, "", text)
+      sub(/^\$ /, "", text)
+      if (text !~ /^(\.\/[^ ]+|make|cmake|ctest|sudo|apt-get|apt|tar|cd|bash|sh|git|nvcc|ncu|nsys|python3?|export|[A-Z_]+=[^ ]*)( |$)/)
+        return ""
+      sub(/(  | #).*$/, "", text)
+      sub(/[ \t]+$/, "", text)
+      return text
+    }
+    FNR == 1 { fenced = 0; page = FILENAME; sub(/.*\//, "", page) }
+    /^[ \t]*```/ { fenced = !fenced; next }
+    fenced || /^(    |\t)/ {
+      text = command_in($0)
+      if (text != "") print page ":" FNR "\t" text
+      next
+    }
+    {
+      line = $0
+      while (match(line, /`[^`]+`/)) {
+        span = substr(line, RSTART + 1, RLENGTH - 2)
+        line = substr(line, RSTART + RLENGTH)
+        if (span ~ /^(\.\/memlab|make)( |$)/) print page ":" FNR "\t" span
+      }
+    }
+  ' "${pages[@]}"
+}
+
+# ---- running a command -------------------------------------------------------------------------
+
+# Runs WORDS in $work/cwd with no CUDA device visible, ./memlab as this tree's driver. Sets
+# $status; stdout and stderr in $work/out and $work/err.
+run_words() {
+  local words=("$@")
+  [[ ${words[0]} != ./memlab ]] || words[0]=$root/memlab
+  (cd "$work/cwd" && CUDA_VISIBLE_DEVICES='' timeout 600 "${words[@]}") >"$work/out" 2>"$work/err"
+  status=$?
+}
+
+# Replaces each word FROM of the array "words" (the caller's) with TO.
+replace_word() { # FROM TO
+  local i
+  for i in "${!words[@]}"; do [[ ${words[i]} != "$1" ]] || words[i]=$2; done
+}
+
+expect_status() { # N
+  [[ $status -eq $1 ]] || { fail "exit status $status, expected $1"; tail -n 5 "$work/err"; }
+}
+expect_out() { # PATTERN (grep -E on stdout), what it shows
+  grep -qE -- "$1" "$work/out" || fail "stdout does not show $2"
+}
+expect_err() { # PATTERN (grep -E on stderr), what it shows
+  grep -qE -- "$1" "$work/err" || fail "stderr does not show $2"
+}
+
+# Lab programs, as the driver finds them: labs/NN_PROGRAM/PROGRAM.cu.
+lab_programs() {
+  local directory
+  for directory in "$root"/labs/[0-9][0-9]_*/; do
+    directory=$(basename "$directory")
+    [[ -e $root/labs/$directory/${directory#[0-9][0-9]_}.cu ]] && echo "${directory#[0-9][0-9]_}"
+  done
+}
+
+# A lab's variants, from its --list.
+lab_variants() { # program [built program]
+  "${2:-$build/labs/$1}" --list | sed -n 's/^  \([a-z0-9_]*\) .*/\1/p'
+}
+
+# "VARIANT NAME=VALUE..." for each row of the first table of a lab's output (FILE): the
+# variant and its size parameters (the columns before the timings).
+table_rows() { # FILE
+  awk '
+    header == 0 && /^variant / { header = 1; columns = split($0, names, / +/); next }
+    header == 1 && /^-+ / { header = 2; next }
+    header == 2 && NF == 0 { exit }
+    header == 2 {
+      row = $1
+      for (i = 2; i <= columns && names[i] != "median"; i++) row = row " " names[i] "=" $i
+      print row
+    }
+  ' "$1"
+}
+
+# A lab run under --model (ARGUMENTS as given, after the program): its table names the variants
+# asked for (--variant, else all of them) and only the lab's variants, each point of a --sweep
+# for each of them, the value of every size flag given in every row, and the --seed given.
+check_lab_run() { # program arguments...
+  local program=$1 asked=all sweep="" flag value
+  shift
+  local arguments=("$@") i
+  local -A sizes=()
+  for ((i = 0; i < ${#arguments[@]}; i++)); do
+    flag=${arguments[i]}
+    value=${arguments[i + 1]:-}
+    case $flag in
+      --variant) asked=$value ;;
+      --sweep) sweep=$value ;;
+      --seed) expect_out "^seed: +$value$" "the seed $value" ;;
+      --*) [[ $value == -* || -z $value ]] || sizes[${flag#--}]=$value ;;
+    esac
+  done
+  expect_out "^$program: " "the lab's title"
+  expect_out "^device: +none \(--model" "that it shows predictions (--model)"
+  local variants rows variant point
+  variants=$(lab_variants "$program")
+  [[ -n $variants ]] || fail "$program --list names no variant"
+  [[ $asked == all ]] || variants=$asked
+  rows=$(table_rows "$work/out")
+  [[ -n $rows ]] || { fail "no table"; return; }
+  for variant in $(cut -d' ' -f1 <<<"$rows" | sort -u); do
+    grep -qx -- "$variant" <<<"$(lab_variants "$program")" || fail "the table has a row of '$variant', not a $program variant"
+  done
+  for variant in $variants; do
+    grep -q "^$variant " <<<"$rows" || fail "the table has no row of $variant"
+    if [[ -n $sweep ]]; then
+      local parameter=${sweep%%=*} range=${sweep#*=} first last step
+      IFS=: read -r first last step <<<"$range"
+      for ((point = first; point <= last; point += ${step:-1})); do
+        grep -qE "^$variant .*\b$parameter=$point( |$)" <<<"$rows" ||
+          fail "the table has no row of $variant at $parameter=$point (--sweep $sweep)"
+      done
+    fi
+  done
+  for flag in "${!sizes[@]}"; do
+    # A flag that is a column of the table: every row shows its value.
+    grep -q " $flag=" <<<"$rows" || continue
+    awk -v flag="$flag" -v value="${sizes[$flag]}" '
+      { for (i = 2; i <= NF; i++) if (index($i, flag "=") == 1 && $i != flag "=" value) wrong = 1 }
+      END { exit wrong }' <<<"$rows" || fail "a row does not show --$flag ${sizes[$flag]}"
+  done
+}
+
+# A demo report in DIR names every lab, with a section, its predictions runs and their data.
+check_demo_report() { # DIR, how it got predictions: asked (--model) or fallback (no GPU)
+  local out=$1 report=$1/report.md program
+  [[ -f $report ]] || { fail "no $report"; return; }
+  grep -q 'Predictions only' "$report" || fail "report.md does not say it holds predictions"
+  if [[ $2 == asked ]]; then
+    grep -q 'asked for predictions' "$report" || fail "report.md does not say --model was asked for"
+  else
+    grep -q 'No usable CUDA GPU was found' "$report" || fail "report.md does not say there is no GPU"
+    expect_err 'no usable CUDA GPU here' "that it falls back to predictions"
+  fi
+  for program in $(lab_programs); do
+    grep -q "^<a id=\"$program\"></a>$" "$report" || fail "report.md has no section for $program"
+    grep -q "^### \`$program.* --model\` (predictions)$" "$report" || fail "report.md shows no run of $program"
+    [[ -s $out/data/$program-1.json && -s $out/data/$program-1.csv ]] || fail "no JSON and CSV of $program"
+  done
+  expect_err "report in $out/report.md \([0-9]+ runs, 0 failed\)" "the report's place and no failed run"
+}
+
+# The plots of a demo report in DIR: SVG files, each linked from report.md.
+check_plots() { # DIR
+  local svg count=0
+  for svg in "$1"/plots/*.svg; do
+    [[ -e $svg ]] || continue
+    grep -q '<svg' "$svg" || fail "${svg##*/} is not an SVG"
+    grep -qF "plots/${svg##*/}" "$1/report.md" || fail "report.md does not link ${svg##*/}"
+    count=$((count + 1))
+  done
+  ((count > 0)) || fail "no SVG in $1/plots"
+}
+
+demo_runs=0
+make_runs=0
+last_demo=""
+
+# ---- the table: how each command runs here, and what it must show -------------------------------
+
+run_command() { # command
+  local words=() program variant flag i out case_name rubric targets=()
+  read -ra words <<<"$command"
+  case $command in
+    './memlab test')
+      echo "skipped: $command: it runs this suite; unit_student_pack runs the pack's, .ci/run this tree's" ;;
+    './memlab setup')
+      echo "skipped: $command: it installs Debian packages; .ci/run's ./memlab test installs them through the same step on a fresh machine" ;;
+
+    './memlab demo' | './memlab demo '*)
+      # DIR (or no --out: report/ in the tree) becomes a directory of the test's own.
+      demo_runs=$((demo_runs + 1))
+      last_demo=$work/demo-$demo_runs
+      replace_word DIR "$last_demo"
+      [[ " ${words[*]} " == *" --out "* ]] || words+=(--out "$last_demo")
+      run_words "${words[@]}"
+      expect_status 0
+      if [[ " ${words[*]} " == *" --model "* ]]; then
+        check_demo_report "$last_demo" asked
+      else
+        check_demo_report "$last_demo" fallback
+      fi
+      if command -v gnuplot >/dev/null 2>&1; then check_plots "$last_demo"; fi
+      ;;
+    './memlab plot DIR' | './memlab plot')
+      if ! command -v gnuplot >/dev/null 2>&1; then
+        unchecked+=("$command (no gnuplot: Debian package gnuplot-nox)")
+        return
+      fi
+      if [[ -z $last_demo ]]; then
+        last_demo=$work/demo-plot
+        run_words ./memlab demo --model --out "$last_demo"
+      fi
+      run_words ./memlab plot "$last_demo"
+      expect_status 0
+      expect_err 'memlab: [1-9][0-9]* plots in .*, 0 failed' "plots drawn and none failed"
+      check_plots "$last_demo"
+      ;;
+
+    './memlab run LAB [ARGS]')
+      for program in $(lab_programs); do
+        context=$program
+        run_words ./memlab run "$program" --model
+        expect_status 0
+        check_lab_run "$program"
+      done
+      context=""
+      ;;
+    './memlab run '*' --help')
+      run_words "${words[@]}"
+      expect_status 0
+      expect_out "^usage: ${words[2]} " "the usage line"
+      for flag in --variant --sweep --model --format --out; do expect_out "^ +$flag " "$flag"; done
+      expect_out '^exit status' "the exit statuses"
+      ;;
+    './memlab run '*)
+      # A lab run: under --model, no GPU needed.
+      program=${words[2]}
+      [[ " ${words[*]} " == *" --model "* ]] || words+=(--model)
+      run_words "${words[@]}"
+      expect_status 0
+      check_lab_run "$program" "${words[@]:3}"
+      out=""
+      for ((i = 3; i < ${#words[@]}; i++)); do [[ ${words[i]} != --out ]] || out=${words[i + 1]}; done
+      if [[ -n $out ]]; then
+        # Written where it was asked (the test's directory), and read by the report tool.
+        [[ $out == /* ]] || out=$work/cwd/$out
+        [[ -s $out ]] || { fail "wrote no $out"; return; }
+        "$build/tools/memlab_report" csv "$out" >"$work/csv" || fail "$out does not read as a report"
+        for variant in $(lab_variants "$program"); do
+          grep -q "^$program,$variant," "$work/csv" || fail "$out has no record of $variant"
+        done
+      fi
+      ;;
+
+    './memlab list')
+      run_words "${words[@]}"
+      expect_status 0
+      for program in $(lab_programs); do
+        expect_out "^$program: Lab [0-9]+" "$program"
+        for variant in $(lab_variants "$program"); do expect_out "^  $variant " "$program's $variant"; done
+      done
+      ;;
+    './memlab list --metrics')
+      run_words "${words[@]}"
+      expect_status 0
+      expect_out 'gld_efficiency' "the nvprof name gld_efficiency"
+      expect_out 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld\.sum' "the Perfworks global load sectors"
+      ;;
+
+    './memlab check' | './memlab check '* | './memlab bench' | './memlab bench '*)
+      # GPU only: here its refusal (exit 3, one line) is checked instead.
+      if nvidia-smi -L >/dev/null 2>&1; then
+        echo "skipped: $command: a GPU is here, and it runs for minutes (the GPU tests cover its parts)"
+        return
+      fi
+      replace_word '[LAB...]' coalescing
+      replace_word '[OUT.json]' "$work/cwd/bench.json"
+      run_words "${words[@]}"
+      expect_status 3
+      expect_err "needs a CUDA GPU and none was found" "why it cannot run"
+      [[ $(wc -l <"$work/err") -eq 1 ]] || fail "not one line on stderr"
+      [[ ! -e $work/cwd/bench.json ]] || fail "wrote bench.json without a GPU"
+      ;;
+    './memlab grade '*)
+      # GPU only: without a device the submission is built and every case is NOT GRADED (exit 3).
+      # The submission is a file of the tree, named from its root.
+      program=${words[2]}
+      [[ -f $root/${words[3]} ]] || fail "the submission ${words[3]} is not a file of the tree"
+      words[3]=$root/${words[3]}
+      run_words "${words[@]}"
+      expect_status 3
+      expect_out '^NOT GRADED: the grading host has no usable CUDA device' "why nothing is graded"
+      expect_err "building the submission" "that the submission was built"
+      case_name=""
+      for ((i = 4; i < ${#words[@]}; i++)); do [[ ${words[i]} != --case ]] || case_name=${words[i + 1]}; done
+      if [[ -n $case_name ]]; then
+        expect_out "^case $case_name: NOT GRADED" "the case $case_name"
+        [[ $(grep -c '^case ' "$work/out") -eq 1 ]] || fail "more than the one case asked for"
+      else
+        rubric=$(echo "$root"/labs/[0-9][0-9]_"$program")/rubric
+        for case_name in $(awk '$1 == "case" { print $2 }' "$rubric"); do
+          expect_out "^case $case_name: NOT GRADED" "the case $case_name"
+        done
+      fi
+      ;;
+
+    'make -f Makefile.labs' | 'make -f Makefile.labs '*)
+      # Into a directory of the test's own, for one architecture.
+      make_runs=$((make_runs + 1))
+      targets=("${words[@]:3}")
+      out=$work/make-$make_runs
+      ((${#targets[@]} > 0)) || mapfile -t targets < <(lab_programs)
+      (cd "$root" && timeout 600 "${words[@]}" -j "$(nproc)" OUT="$out" CUDA_ARCH=75) >"$work/out" 2>&1
+      status=$?
+      expect_status 0
+      for program in "${targets[@]}"; do
+        context=$program
+        [[ -x $out/labs/$program ]] || { fail "built no $program"; continue; }
+        "$out/labs/$program" --model >"$work/out" 2>"$work/err"
+        status=$?
+        expect_status 0
+        for variant in $(lab_variants "$program" "$out/labs/$program"); do
+          expect_out "^$variant " "$program's $variant"
+        done
+      done
+      context=""
+      ;;
+
+    *) fail "no entry in this test's table (tests/unit/test_readme_commands.sh, run_command): add one" ;;
+  esac
+}
+
+page_commands >"$work/commands"
+[[ $(wc -l <"$work/commands") -ge 10 ]] || { echo "FAIL: found only $(wc -l <"$work/commands") commands in the pages"; exit 1; }
+declare -A done_commands=()
+while IFS=$'\t' read -r where command; do
+  [[ -z ${done_commands[$command]:-} ]] || continue
+  done_commands[$command]=1
+  echo "$where: $command"
+  before=$failures
+  run_command </dev/null
+  ((failures == before)) || echo "  (from $where)"
+done <"$work/commands"
+
+if ((failures > 0)); then
+  echo "$failures failed"
+  exit 1
+fi
+if ((${#unchecked[@]} > 0)); then
+  printf 'SKIP: not checked: %s\n' "${unchecked[@]}"
+  exit 77
+fi
+echo "all ${#done_commands[@]} commands of README.md and STUDENT.md checked"
