@@ -407,35 +407,22 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
-/* The spills ptxas reported for the code that runs: compiled for binary_version. */
-static void fill_spills(const ml_ptxas_report *ptxas, int binary_version,
-                        ml_kernel_resources *resources)
-{
-    resources->spill_store_bytes = resources->spill_load_bytes = -1;
-    for (const ml_ptxas_report *row = ptxas; row != NULL && row->arch != 0; row++) {
-        if (row->arch == binary_version) {
-            resources->spill_store_bytes = row->spill_store_bytes;
-            resources->spill_load_bytes = row->spill_load_bytes;
-            return;
-        }
-    }
-}
-
-/* What the variant's kernel costs the SM at its block size. */
-static void fill_resources(const ml_variant *variant, const struct cudaDeviceProp *properties,
+/* What the variant's kernel costs the SM at its block size, and the spills ptxas reported for
+ * the code that runs (compiled for the architecture cudaFuncAttributes.binaryVersion names). */
+static void fill_resources(const ml_problem *problem, const struct cudaDeviceProp *properties,
                            ml_record *record)
 {
+    const ml_variant *variant = problem->variant;
     if (variant->kernel == NULL || variant->threads_per_block == 0)
         return;
+    const void *kernel = (const void *)problem->kernel;
     struct cudaFuncAttributes attributes;
-    ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, variant->kernel));
+    ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     int blocks_per_sm = 0;
     ML_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, variant->kernel, (int)variant->threads_per_block, 0));
+        &blocks_per_sm, kernel, (int)variant->threads_per_block, 0));
     ml_kernel_resources *resources = &record->resources;
-    const char *kernel_name = NULL;
-    ML_CUDA_CHECK(cudaFuncGetName(&kernel_name, variant->kernel));
-    snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", kernel_name);
+    snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", variant->kernel);
     resources->known = 1;
     resources->registers_per_thread = attributes.numRegs;
     resources->local_bytes_per_thread = attributes.localSizeBytes;
@@ -444,7 +431,8 @@ static void fill_resources(const ml_variant *variant, const struct cudaDevicePro
     resources->blocks_per_sm = blocks_per_sm;
     resources->occupancy_pct = 100.0 * blocks_per_sm * variant->threads_per_block /
                                properties->maxThreadsPerMultiProcessor;
-    fill_spills(variant->ptxas, attributes.binaryVersion, resources);
+    ml_kernels_spills(variant->kernel, attributes.binaryVersion, &resources->spill_store_bytes,
+                      &resources->spill_load_bytes);
 }
 
 /* Each record's GFLOP/s as % of the ceiling variant's at the same sizes. */
@@ -516,6 +504,58 @@ static int select_all_metrics(const ml_lab *lab, const ml_options *options,
     return ML_EXIT_OK;
 }
 
+/* --save-kernels: compile --kernels FILE.cu for MEMLAB_CUDA_ARCH, else this machine's GPU, else
+ * the architectures the program was built for. */
+static int save_kernels(const ml_lab *lab, const ml_options *options)
+{
+    char architectures[256], error[512];
+    const char *given = getenv("MEMLAB_CUDA_ARCH");
+    int device_count = 0;
+    struct cudaDeviceProp properties;
+    if (given != NULL && given[0] != '\0')
+        snprintf(architectures, sizeof architectures, "%s", given);
+    else if (cudaGetDeviceCount(&device_count) == cudaSuccess && device_count > options->device &&
+             cudaGetDeviceProperties(&properties, options->device) == cudaSuccess)
+        snprintf(architectures, sizeof architectures, "%d%d", properties.major, properties.minor);
+    else
+        snprintf(architectures, sizeof architectures, "%s", lab->kernels->architectures);
+    if (ml_kernels_compile(lab->kernels, options->kernels_path, architectures,
+                           options->save_kernels_path, error, sizeof error) != 0) {
+        fprintf(stderr, "%s: %s\n", lab->program, error);
+        return ML_EXIT_INCORRECT;
+    }
+    fprintf(stderr, "%s: %s compiled for sm_%s into %s\n", lab->program, options->kernels_path,
+            architectures, options->save_kernels_path);
+    return ML_EXIT_OK;
+}
+
+/* Loads the kernels and finds every selected variant's: a kernels file that lacks one fails
+ * here, by name, before anything runs. */
+static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel_t *kernels)
+{
+    char error[512];
+    if (ml_kernels_load(lab->kernels, options->kernels_path, error, sizeof error) != 0) {
+        fprintf(stderr, "%s: %s\n", lab->program, error);
+        return options->kernels_path != NULL ? ML_EXIT_INCORRECT : ML_EXIT_CUDA_ERROR;
+    }
+    for (int v = 0; v < lab->num_variants; v++) {
+        const ml_variant *variant = &lab->variants[v];
+        kernels[v] = NULL;
+        if (!options->variant_selected[v] || variant->kernel == NULL)
+            continue;
+        kernels[v] = ml_kernels_find(variant->kernel);
+        if (kernels[v] == NULL) {
+            const char *origin = ml_kernels_origin();
+            const char *slash = strrchr(origin, '/');
+            fprintf(stderr, "%s: your %s defines no kernel '%s' (variant %s launches it): declare it "
+                            "extern \"C\" __global__\n",
+                    lab->program, slash != NULL ? slash + 1 : origin, variant->kernel, variant->name);
+            return ML_EXIT_INCORRECT;
+        }
+    }
+    return ML_EXIT_OK;
+}
+
 static int run_model(const ml_lab *lab, const ml_options *options,
                      const metric_selection *selections, ml_report *report)
 {
@@ -556,6 +596,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         ml_print_metrics(stdout);
         return ML_EXIT_OK;
     }
+    if (options.action == ML_ACTION_SAVE_KERNELS)
+        return save_kernels(lab, &options);
     /* The FLOP/s ceiling runs whenever any variant runs. */
     for (int v = 0; v < lab->num_variants && lab->flops_ceiling != NULL; v++)
         if (strcmp(lab->variants[v].name, lab->flops_ceiling) == 0)
@@ -604,6 +646,10 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         return usage_error(lab, error);
     }
     ML_CUDA_CHECK(cudaSetDevice(options.device));
+    static cudaKernel_t kernels[64];
+    int kernels_status = load_kernels(lab, &options, kernels);
+    if (kernels_status != ML_EXIT_OK)
+        return kernels_status;
     struct cudaDeviceProp properties;
     ML_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
     size_t free_bytes = 0, total_bytes = 0;
@@ -679,12 +725,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             record->variant = variant->name;
             ml_sweep_point(&options, point, record->param);
 
-            ml_problem problem = {.variant = variant, .param = record->param, .seed = options.seed};
+            ml_problem problem = {.variant = variant, .kernel = kernels[v], .param = record->param,
+                                  .seed = options.seed};
             lab->setup(&problem);
             record->bytes = problem.bytes;
             record->flops = problem.flops;
 
-            fill_resources(variant, &properties, record);
+            fill_resources(&problem, &properties, record);
             check_variant(&problem, record);
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;

@@ -1,7 +1,7 @@
 /* process.h: running a command as a child process with a time limit.
  *
- * The child gets a process group of its own, so that at the time limit the whole group (make
- * and its compilers, compute-sanitizer and the program under it) is killed, never the grader.
+ * The child gets a process group of its own, so that at the time limit the whole group (a compiler,
+ * compute-sanitizer and the program under it) is killed, never the caller.
  */
 #ifndef MEMLAB_PROCESS_H
 #define MEMLAB_PROCESS_H
@@ -16,7 +16,7 @@ typedef struct {
     double seconds;
 } process_result;
 
-/* Runs argv[0] (searched on PATH) in `directory` (NULL: the grader's), with stdout and stderr
+/* Runs argv[0] (searched on PATH) in `directory` (NULL: the caller's), with stdout and stderr
  * going to the named files (NULL: /dev/null; the same name twice: one file for both), for at
  * most time_limit_s seconds. Returns 0 when it exited with status 0. */
 int process_run(char *const argv[], const char *directory, const char *stdout_path,

@@ -36,11 +36,11 @@ static void exec_child(char *const argv[], const char *directory, const char *st
         dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
         _exit(EXIT_EXEC_FAILED);
     if (directory != NULL && chdir(directory) != 0) {
-        fprintf(stderr, "memlab_grade: cannot enter %s: %s\n", directory, strerror(errno));
+        fprintf(stderr, "memlab: cannot enter %s: %s\n", directory, strerror(errno));
         _exit(EXIT_EXEC_FAILED);
     }
     execvp(argv[0], argv);
-    fprintf(stderr, "memlab_grade: cannot run %s: %s\n", argv[0], strerror(errno));
+    fprintf(stderr, "memlab: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(EXIT_EXEC_FAILED);
 }
 
