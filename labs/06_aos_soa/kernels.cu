@@ -22,8 +22,9 @@
  *
  * This file is device code only: the lab program (aos_soa.cu, the instructor's) finds each
  * kernel by its name, launches it, checks every particle against its CPU reference and reads
- * the hardware counters. Keep the names and the parameters as they are; aos_soa.h (the
- * layouts, push(), drift(), PARTICLES_PER_THREAD) is the lab's and stays as it is.
+ * the hardware counters. Keep the names and the parameters as they are. aos_soa.h (the
+ * layouts, push(), drift(), PARTICLES_PER_THREAD) is the lab's: your file is built and graded
+ * with the lab's own copy of it.
  *
  * Build and run:  ./memlab run aos_soa --sweep fields=1:8:7
  * Your own file:  ./memlab run aos_soa --kernels path/to/kernels.cu
