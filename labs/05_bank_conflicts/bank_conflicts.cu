@@ -364,8 +364,8 @@ static float *reads_reference(uint64_t seed, int stride, int width_bytes)
     float lane_sum[ML_WARP_SIZE];
     for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
         float sum = 0.0f;
-        for (int r = 0; r < LOADS_PER_THREAD; r++) {
-            uint64_t first = (uint64_t)(lane * stride + r * row_elements) * words_per_element;
+        for (int load = 0; load < LOADS_PER_THREAD; load++) {
+            uint64_t first = (uint64_t)(lane * stride + load * row_elements) * words_per_element;
             float element = ml_random_value(seed, first);
             for (int w = 1; w < words_per_element; w++)
                 element += ml_random_value(seed, first + w);
