@@ -288,7 +288,8 @@ static double predict_tiled_shared(long long m, long long k, long long n, int wi
 }
 
 /* coarsened, shared loads of one phase: four 16-byte loads per step of its 8: a thread's two
- * groups of 4 values of a column of the (transposed) M tile and of a row of the N tile. */
+ * halves of 4 values of a column of the (transposed) M tile and of a row of the N tile, the
+ * threads laid out as shared_tiling.h says. */
 static double predict_coarsened_shared(long long m, long long k, long long n)
 {
     double blocks = (double)ceil_div(m, CO_TILE_M) * (double)ceil_div(n, CO_TILE_N);
@@ -296,16 +297,16 @@ static double predict_coarsened_shared(long long m, long long k, long long n)
     const uint64_t ns_base = CO_TILE_K * CO_TILE_M * sizeof(float);
     double per_phase = 0;
     for (int warp = 0; warp < CO_THREADS / ML_WARP_SIZE; warp++) {
-        for (int i = 0; i < CO_TILE_K; i++) {
-            for (int group = 0; group < 2; group++) {
+        for (int step = 0; step < CO_TILE_K; step++) {
+            for (int half = 0; half < 2; half++) {
                 ml_warp_access ms_read = {{0}, ML_ALL_LANES, 4 * (unsigned)sizeof(float)};
                 ml_warp_access ns_read = {{0}, ML_ALL_LANES, 4 * (unsigned)sizeof(float)};
                 for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
-                    int ty = warp / 2 * 4 + lane / 8, tx = warp % 2 * 8 + lane % 8;
+                    int ty = co_thread_ty(warp, lane), tx = co_thread_tx(warp, lane);
                     ms_read.address[lane] =
-                        (uint64_t)(i * CO_TILE_M + group * CO_HALF + ty * 4) * sizeof(float);
-                    ns_read.address[lane] =
-                        ns_base + (uint64_t)(i * CO_TILE_N + group * CO_HALF + tx * 4) * sizeof(float);
+                        (uint64_t)(step * CO_TILE_M + half * CO_HALF + ty * 4) * sizeof(float);
+                    ns_read.address[lane] = ns_base + (uint64_t)(step * CO_TILE_N + half * CO_HALF +
+                                                                 tx * 4) * sizeof(float);
                 }
                 per_phase += shared_wavefronts(&ms_read) + shared_wavefronts(&ns_read);
             }
