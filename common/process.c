@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,10 +25,18 @@ static double now_s(void)
     return (double)now.tv_sec + now.tv_nsec * 1e-9;
 }
 
-/* In the child: stdout and stderr to the given descriptors, then exec. Never returns. */
-static void exec_child(char *const argv[], const char *directory, int out, int err)
+/* In the child: stdout and stderr to the given descriptors, then exec. Never returns. With
+ * file_limit > 0 no file the child (or what it runs) writes grows past that many bytes: a write
+ * past it fails (SIGXFSZ ignored), the process goes on. */
+static void exec_child(char *const argv[], const char *directory, int out, int err,
+                       long long file_limit)
 {
     setpgid(0, 0);
+    if (file_limit > 0) {
+        struct rlimit limit = {(rlim_t)file_limit, (rlim_t)file_limit};
+        signal(SIGXFSZ, SIG_IGN);
+        setrlimit(RLIMIT_FSIZE, &limit);
+    }
     int in = open("/dev/null", O_RDONLY);
     if (out < 0 || err < 0 || in < 0 || dup2(in, STDIN_FILENO) < 0 ||
         dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
@@ -186,7 +195,7 @@ static int capture_poll(capture *captures, int count, int wait_ms)
 
 static int run(char *const argv[], const char *directory, const char *stdout_path,
                const char *stderr_path, int time_limit_s, long long cap_bytes,
-               process_result *result)
+               long long file_limit_bytes, process_result *result)
 {
     memset(result, 0, sizeof *result);
     const char *out_path = stdout_path != NULL ? stdout_path : "/dev/null";
@@ -227,7 +236,7 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
     double start = now_s();
     pid_t child = fork();
     if (child == 0)
-        exec_child(argv, directory, out, err);
+        exec_child(argv, directory, out, err, file_limit_bytes);
     /* The parent keeps only the pipes' read ends. */
     close(out);
     if (!shared)
@@ -287,15 +296,15 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
 int process_run(char *const argv[], const char *directory, const char *stdout_path,
                 const char *stderr_path, int time_limit_s, process_result *result)
 {
-    return run(argv, directory, stdout_path, stderr_path, time_limit_s, 0, result);
+    return run(argv, directory, stdout_path, stderr_path, time_limit_s, 0, 0, result);
 }
 
 int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
                        const char *stderr_path, int time_limit_s, long long cap_bytes,
-                       process_result *result)
+                       long long file_limit_bytes, process_result *result)
 {
     return run(argv, directory, stdout_path, stderr_path, time_limit_s,
-               cap_bytes > 0 ? cap_bytes : 1, result);
+               cap_bytes > 0 ? cap_bytes : 1, file_limit_bytes > 0 ? file_limit_bytes : 0, result);
 }
 
 void process_file_tail(const char *path, char *tail, size_t size)

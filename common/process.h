@@ -29,11 +29,13 @@ int process_run(char *const argv[], const char *directory, const char *stdout_pa
  * child wrote to it, then a line saying how much was cut, then the last PROCESS_TAIL_BYTES (so
  * the last message survives a flood). A child printing without end (a kernel's printf) never
  * fills the disk, and never blocks: what is past the cap is read and dropped. Files the child
- * writes itself (a report given with --out) are not capped. */
+ * writes itself (a report given with --out, a compiler's output) are not capped but by a
+ * backstop, file_limit_bytes (0: none): no file it writes grows past it (RLIMIT_FSIZE, with
+ * SIGXFSZ ignored: a write past it fails and the child goes on). */
 #define PROCESS_TAIL_BYTES 8192
 int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
                        const char *stderr_path, int time_limit_s, long long cap_bytes,
-                       process_result *result);
+                       long long file_limit_bytes, process_result *result);
 
 /* The last `size` - 1 bytes of a file, NUL-terminated ("" when it cannot be read). */
 void process_file_tail(const char *path, char *tail, size_t size);

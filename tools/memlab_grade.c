@@ -60,6 +60,8 @@ enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 }
 #define SUBMISSION_MAX_BYTES (256 * 1024)
 /* What is kept of each run's stdout and of its stderr; a report (--out) is not capped. */
 #define OUTPUT_CAP_BYTES (1024 * 1024)
+/* No file a run writes (a report, a compiler's output, nvcc's temporaries) grows past this. */
+#define FILE_LIMIT_BYTES (1024LL * 1024 * 1024)
 #define MAX_CASE_FILES 16
 #define MAX_ARGUMENTS 96
 #define PATH_SIZE 4096
@@ -400,7 +402,7 @@ static void compile_submission(session *grading, grade_result *result)
     process_result run;
     note("compiling the submission %s", grading->source_name);
     process_run_capped(argv, grading->scratch, log_path, log_path, COMPILE_TIME_LIMIT_S,
-                       OUTPUT_CAP_BYTES, &run);
+                       OUTPUT_CAP_BYTES, FILE_LIMIT_BYTES, &run);
     char *raw = read_whole_file(log_path);
     char *said = student_words(grading, raw != NULL ? raw : "");
     free(raw);
@@ -573,7 +575,7 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
 
     process_result result;
     process_run_capped(argv, grading->scratch, stdout_path, stderr_path, run->time_limit_s,
-                       OUTPUT_CAP_BYTES, &result);
+                       OUTPUT_CAP_BYTES, FILE_LIMIT_BYTES, &result);
     run->timed_out = result.timed_out;
     run->signal = result.signal;
     run->exit_status = result.exit_status;

@@ -647,7 +647,7 @@ static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
     char *flood[] = {"sh", "-c", "yes 'a kernel printf line' | head -c 8000000; "
                                  "echo 'the last message' >&2; echo 'the last line'", NULL};
     process_result result;
-    assert_int_equal(process_run_capped(flood, NULL, out, err, 30, 100000, &result), 0);
+    assert_int_equal(process_run_capped(flood, NULL, out, err, 30, 100000, 0, &result), 0);
     assert_int_equal(result.exit_status, 0);
     assert_true(result.output_bytes == 8000000 + 17 + 14);
     assert_true(result.cut_bytes == 8000000 + 14 - 100000 - PROCESS_TAIL_BYTES);
@@ -659,15 +659,26 @@ static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
     assert_string_equal(tail, "the last message\n");
     /* One file for both, and a child that prints nothing past the cap: nothing is cut. */
     char *small[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
-    assert_int_equal(process_run_capped(small, NULL, both, both, 30, 100000, &result), -1);
+    assert_int_equal(process_run_capped(small, NULL, both, both, 30, 100000, 0, &result), -1);
     assert_int_equal(result.exit_status, 3);
     assert_true(result.cut_bytes == 0);
     assert_int_equal(file_size(both), 8);
     /* The time limit still holds while the output is read. */
     char *endless[] = {"sh", "-c", "yes", NULL};
-    assert_int_equal(process_run_capped(endless, NULL, out, err, 1, 1000, &result), -1);
+    assert_int_equal(process_run_capped(endless, NULL, out, err, 1, 1000, 0, &result), -1);
     assert_true(result.timed_out);
     assert_true(file_size(out) < 1000 + PROCESS_TAIL_BYTES + 256);
+    /* A file the child writes itself stops growing at the backstop: a write past it fails, the
+     * child goes on. */
+    char big[256], script[512];
+    snprintf(big, sizeof big, "%s/big", directory);
+    snprintf(script, sizeof script, "head -c 3000000 /dev/zero > %s; echo \"status $?\" >&2", big);
+    char *writer[] = {"sh", "-c", script, NULL};
+    assert_int_equal(process_run_capped(writer, NULL, out, err, 30, 100000, 1048576, &result), 0);
+    assert_int_equal(file_size(big), 1048576);
+    process_file_tail(err, tail, sizeof tail);
+    if (strstr(tail, "status 0") != NULL)
+        fail_msg("the write past the limit succeeded: %s", tail);
     char command[512];
     snprintf(command, sizeof command, "rm -rf %s", directory);
     assert_int_equal(system(command), 0);
