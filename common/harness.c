@@ -243,6 +243,52 @@ static void flush_prelude(void *argument)
     ml_flush_l2(flush->buffer, flush->bytes);
 }
 
+/* A kernel could do its work only when it is checked (counting its launches in a __device__
+ * variable) and skip it when it is timed or profiled. So the output is poisoned before those
+ * launches too, and a sample of it compared with the reference after them: a launch that left
+ * its output unwritten or wrong fails the record. A sample, not every element: the copies stay
+ * small beside the kernel. */
+#define LATER_LAUNCH_SAMPLES 32
+
+static void poison_output(const ml_problem *problem)
+{
+    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
+    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, problem->output_count * sizeof(float)));
+}
+
+static void check_later_launch(const ml_problem *problem, const char *which, uint64_t round,
+                               ml_record *record)
+{
+    size_t count = problem->check_index != NULL ? problem->check_count : problem->output_count;
+    for (uint64_t k = 0; k < LATER_LAUNCH_SAMPLES && count > 0; k++) {
+        /* Spread over the output, the first and last elements included. */
+        double where = 0.5 + 0.5 * (double)ml_random_value(round, k);
+        size_t sample = k == 0 ? 0 : k == 1 ? count - 1 : (size_t)(where * (double)(count - 1));
+        size_t index = problem->check_index != NULL ? problem->check_index[sample] : sample;
+        float got = 0;
+        ML_CUDA_CHECK(cudaMemcpy(&got, problem->output + index, sizeof got, cudaMemcpyDeviceToHost));
+        float expected = problem->reference[sample];
+        double error = ml_relative_error(got, expected);
+        if (error <= problem->tolerance && !isinf(error))
+            continue;
+        ml_comparison *comparison = &record->comparison;
+        if (comparison->reported < ML_MAX_REPORTED_MISMATCHES) {
+            comparison->first_index[comparison->reported] = index;
+            comparison->first_got[comparison->reported] = got;
+            comparison->first_expected[comparison->reported] = expected;
+            comparison->reported++;
+        }
+        comparison->mismatches++;
+        if (!isinf(comparison->max_rel_error) && (isinf(error) || error > comparison->max_rel_error))
+            comparison->max_rel_error = error;
+        if (record->correct)
+            fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %g, expected %g: a kernel "
+                            "must do its work at every launch\n",
+                    problem->variant->name, which, index, got, expected);
+        record->correct = 0;
+    }
+}
+
 /* Collects names[0..count): one launch of the variant in each pass the names need. */
 static prof_status collect(profiler_state *profiler, const ml_problem *problem,
                            const char *const *names, size_t count, double *values)
@@ -262,7 +308,7 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
 /* Reads the selected metrics of one variant, all in one collection. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
-                            double *measured)
+                            ml_record *record, double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
     int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
@@ -280,6 +326,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
+    poison_output(problem);
     double start = monotonic_seconds();
     prof_status status = collect(profiler, problem, names, name_count, values);
     profiler->seconds += monotonic_seconds() - start;
@@ -291,6 +338,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         }
         return;
     }
+    check_later_launch(problem, "profiled", ~problem->seed, record);
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
@@ -352,7 +400,9 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
     ML_CUDA_CHECK(cudaEventCreate(&stop));
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     for (int rep = 0; rep < options->reps; rep++) {
-        /* Inputs that fit in the L2 are read from DRAM every time. */
+        poison_output(problem);
+        /* Inputs that fit in the L2 are read from DRAM every time (and the poison is written
+         * back before the clock starts). */
         ml_flush_l2(flush->buffer, flush->bytes);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
@@ -362,6 +412,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
         float elapsed = 0;
         ML_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
         milliseconds[rep] = elapsed;
+        check_later_launch(problem, "timed", options->seed + (uint64_t)rep + 1, record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
@@ -373,8 +424,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
 static void check_variant(const ml_problem *problem, ml_record *record)
 {
     size_t bytes = problem->output_count * sizeof(float);
-    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
-    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, bytes));
+    poison_output(problem);
     problem->variant->launch(problem);
     ML_LAUNCH_CHECK();
     ML_CUDA_CHECK(cudaDeviceSynchronize());
@@ -733,13 +783,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
 
             fill_resources(&problem, &properties, record);
             check_variant(&problem, record);
-            if (!record->correct)
-                exit_status = ML_EXIT_INCORRECT;
             time_variant(&problem, &options, &flush, record);
             fill_rates(record, report.ceiling_gbps);
 
             double measured[ML_MAX_METRICS];
-            collect_metrics(&profiler, &report, &selections[v], &problem, measured);
+            collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
+            if (!record->correct)
+                exit_status = ML_EXIT_INCORRECT;
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);

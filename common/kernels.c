@@ -15,6 +15,7 @@
 
 #define MAX_SPILL_ROWS 256
 #define PATH_SIZE 4096
+#define COMPILER_OUTPUT_CAP_BYTES (1024 * 1024)
 
 typedef struct {
     char kernel[128];
@@ -353,7 +354,16 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
     /* The file is compiled alone in a directory of its own: a quoted #include finds the lab's
      * header through -I, never a file that happens to lie beside the submission. */
     const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
-    char work[PATH_SIZE], copy[PATH_SIZE + 16], log_path[PATH_SIZE + 16], include[PATH_SIZE + 2];
+    char work[PATH_SIZE], copy[PATH_SIZE + 16], include[PATH_SIZE + 2];
+    char output[2 * PATH_SIZE], here[PATH_SIZE], log_path[2 * PATH_SIZE + 16];
+    /* nvcc runs in the scratch directory: a relative output path must not land there. */
+    if (fatbin_path[0] == '/')
+        snprintf(output, sizeof output, "%s", fatbin_path);
+    else if (getcwd(here, sizeof here) != NULL)
+        snprintf(output, sizeof output, "%s/%s", here, fatbin_path);
+    else
+        return fail(error, error_size, "cannot tell the current directory");
+    fatbin_path = output;
     snprintf(work, sizeof work, "%s/memlab-kernels-XXXXXX", temporary);
     if (mkdtemp(work) == NULL)
         return fail(error, error_size, "cannot make a scratch directory in %s", temporary);
@@ -387,9 +397,10 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
     argv[argc++] = copy;
     argv[argc] = NULL;
 
+    /* What the compiler prints is capped: a file of #pragma messages cannot fill the disk. */
     process_result result;
-    int status = process_run(argv, work, log_path, log_path, ML_KERNELS_COMPILE_TIME_LIMIT_S,
-                             &result);
+    int status = process_run_capped(argv, work, log_path, log_path, ML_KERNELS_COMPILE_TIME_LIMIT_S,
+                                    COMPILER_OUTPUT_CAP_BYTES, 0, &result);
     remove_directory(work);
     if (status == 0)
         return 0;
