@@ -64,7 +64,7 @@ static int takes_value(const ml_lab *lab, const char *flag)
 {
     static const char *const option_flags[] = {"--variant", "--sweep",   "--reps", "--warmup",
                                                "--seed",    "--metrics", "--format", "--out",
-                                               "--device"};
+                                               "--device", "--kernels", "--save-kernels"};
     for (size_t i = 0; i < sizeof option_flags / sizeof option_flags[0]; i++)
         if (strcmp(flag, option_flags[i]) == 0)
             return 1;
@@ -143,20 +143,20 @@ static int select_variants(const ml_lab *lab, const char *name, ml_options *opti
 
 /* An --out path must be writable now, so a long run does not fail at the end. Nothing is
  * created here: the directory must exist and be writable, and an existing file writable. */
-static int check_writable(const char *path, char *error, size_t error_size)
+static int check_writable(const char *flag, const char *path, char *error, size_t error_size)
 {
     if (path[0] == '\0')
-        return fail(error, error_size, "--out needs a file name");
+        return fail(error, error_size, "%s needs a file name", flag);
     struct stat status;
     if (stat(path, &status) == 0 && S_ISDIR(status.st_mode))
-        return fail(error, error_size, "--out %s: is a directory, not a file", path);
+        return fail(error, error_size, "%s %s: is a directory, not a file", flag, path);
     if (access(path, F_OK) == 0)
         return access(path, W_OK) == 0
                    ? ML_EXIT_OK
-                   : fail(error, error_size, "--out %s: file is not writable", path);
+                   : fail(error, error_size, "%s %s: file is not writable", flag, path);
     char directory[4096];
     if (strlen(path) >= sizeof directory)
-        return fail(error, error_size, "--out: path too long");
+        return fail(error, error_size, "%s: path too long", flag);
     strcpy(directory, path);
     char *slash = strrchr(directory, '/');
     if (slash == NULL)
@@ -166,8 +166,8 @@ static int check_writable(const char *path, char *error, size_t error_size)
     else
         *slash = '\0';
     if (access(directory, W_OK) != 0)
-        return fail(error, error_size, "--out %s: directory %s does not exist or is not writable",
-                    path, directory);
+        return fail(error, error_size, "%s %s: directory %s does not exist or is not writable",
+                    flag, path, directory);
     return ML_EXIT_OK;
 }
 
@@ -253,10 +253,22 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             else
                 return fail(error, error_size, "--format must be table, csv or json, got '%s'", value);
         } else if (strcmp(flag, "--out") == 0) {
-            int status = check_writable(value, error, error_size);
+            int status = check_writable(flag, value, error, error_size);
             if (status != ML_EXIT_OK)
                 return status;
             options->out_path = value;
+        } else if (strcmp(flag, "--kernels") == 0) {
+            if (ml_kernels_check_file(value, lab->program, error, error_size) != 0)
+                return ML_EXIT_USAGE;
+            options->kernels_path = value;
+        } else if (strcmp(flag, "--save-kernels") == 0) {
+            size_t length = strlen(value);
+            if (length < 7 || strcmp(value + length - 7, ".fatbin") != 0)
+                return fail(error, error_size, "--save-kernels writes a .fatbin file, got '%s'", value);
+            int status = check_writable(flag, value, error, error_size);
+            if (status != ML_EXIT_OK)
+                return status;
+            options->save_kernels_path = value;
         } else if (strcmp(flag, "--device") == 0) {
             if (ml_parse_integer(value, 0, MAX_DEVICE_INDEX, &number) != 0)
                 return fail(error, error_size, "--device must be a device index (0, 1, ...), got '%s'",
@@ -270,6 +282,13 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                             param->name, param->min_value, param->max_value, value);
             options->param[param_index] = number;
         }
+    }
+    if (options->save_kernels_path != NULL) {
+        size_t length = options->kernels_path != NULL ? strlen(options->kernels_path) : 0;
+        if (length < 3 || strcmp(options->kernels_path + length - 3, ".cu") != 0)
+            return fail(error, error_size, "--save-kernels compiles a --kernels FILE.cu: give one");
+        if (options->action == ML_ACTION_RUN)
+            options->action = ML_ACTION_SAVE_KERNELS;
     }
     return ML_EXIT_OK;
 }
@@ -335,6 +354,10 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "  --format table|csv|json\n"
           "  --out FILE             write the report to FILE instead of standard output\n"
           "  --device N             CUDA device index (default 0)\n"
+          "  --kernels FILE         run the kernels of FILE (a kernels.cu, compiled here with\n"
+          "                         nvcc, or a .fatbin or .cubin) instead of the program's own\n"
+          "  --save-kernels F.fatbin  with --kernels FILE.cu: compile it into F.fatbin (and what\n"
+          "                         ptxas said into F.fatbin.ptxas) and exit; needs no GPU\n"
           "  --help                 this text\n"
           "\nexit status:\n"
           "  0  every variant matched the CPU reference\n"

@@ -16,6 +16,7 @@ typedef enum {
     ML_ACTION_LIST,     /* print variants and exit */
     ML_ACTION_LIST_METRICS, /* print the metric alias table and exit */
     ML_ACTION_HELP,     /* print help and exit */
+    ML_ACTION_SAVE_KERNELS, /* compile --kernels FILE.cu into --save-kernels FILE and exit */
 } ml_action;
 
 #define ML_MAX_SWEEP_POINTS 4096
@@ -34,6 +35,8 @@ typedef struct {
     ml_format format;
     const char *out_path;           /* NULL: stdout */
     int device;
+    const char *kernels_path;       /* --kernels: NULL for the program's own */
+    const char *save_kernels_path;  /* --save-kernels: where the compiled fatbin goes */
 } ml_options;
 
 /* Parses argv. Returns ML_EXIT_OK, or ML_EXIT_USAGE with a one-line reason in error

@@ -243,6 +243,52 @@ static void flush_prelude(void *argument)
     ml_flush_l2(flush->buffer, flush->bytes);
 }
 
+/* A kernel could do its work only when it is checked (counting its launches in a __device__
+ * variable) and skip it when it is timed or profiled. So the output is poisoned before those
+ * launches too, and a sample of it compared with the reference after them: a launch that left
+ * its output unwritten or wrong fails the record. A sample, not every element: the copies stay
+ * small beside the kernel. */
+#define LATER_LAUNCH_SAMPLES 32
+
+static void poison_output(const ml_problem *problem)
+{
+    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
+    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, problem->output_count * sizeof(float)));
+}
+
+static void check_later_launch(const ml_problem *problem, const char *which, uint64_t round,
+                               ml_record *record)
+{
+    size_t count = problem->check_index != NULL ? problem->check_count : problem->output_count;
+    for (uint64_t k = 0; k < LATER_LAUNCH_SAMPLES && count > 0; k++) {
+        /* Spread over the output, the first and last elements included. */
+        double where = 0.5 + 0.5 * (double)ml_random_value(round, k);
+        size_t sample = k == 0 ? 0 : k == 1 ? count - 1 : (size_t)(where * (double)(count - 1));
+        size_t index = problem->check_index != NULL ? problem->check_index[sample] : sample;
+        float got = 0;
+        ML_CUDA_CHECK(cudaMemcpy(&got, problem->output + index, sizeof got, cudaMemcpyDeviceToHost));
+        float expected = problem->reference[sample];
+        double error = ml_relative_error(got, expected);
+        if (error <= problem->tolerance && !isinf(error))
+            continue;
+        ml_comparison *comparison = &record->comparison;
+        if (comparison->reported < ML_MAX_REPORTED_MISMATCHES) {
+            comparison->first_index[comparison->reported] = index;
+            comparison->first_got[comparison->reported] = got;
+            comparison->first_expected[comparison->reported] = expected;
+            comparison->reported++;
+        }
+        comparison->mismatches++;
+        if (!isinf(comparison->max_rel_error) && (isinf(error) || error > comparison->max_rel_error))
+            comparison->max_rel_error = error;
+        if (record->correct)
+            fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %g, expected %g: a kernel "
+                            "must do its work at every launch\n",
+                    problem->variant->name, which, index, got, expected);
+        record->correct = 0;
+    }
+}
+
 /* Collects names[0..count): one launch of the variant in each pass the names need. */
 static prof_status collect(profiler_state *profiler, const ml_problem *problem,
                            const char *const *names, size_t count, double *values)
@@ -262,7 +308,7 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
 /* Reads the selected metrics of one variant, all in one collection. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, const ml_problem *problem,
-                            double *measured)
+                            ml_record *record, double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
     int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
@@ -280,6 +326,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
+    poison_output(problem);
     double start = monotonic_seconds();
     prof_status status = collect(profiler, problem, names, name_count, values);
     profiler->seconds += monotonic_seconds() - start;
@@ -291,6 +338,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         }
         return;
     }
+    check_later_launch(problem, "profiled", ~problem->seed, record);
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
@@ -352,7 +400,9 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
     ML_CUDA_CHECK(cudaEventCreate(&stop));
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     for (int rep = 0; rep < options->reps; rep++) {
-        /* Inputs that fit in the L2 are read from DRAM every time. */
+        poison_output(problem);
+        /* Inputs that fit in the L2 are read from DRAM every time (and the poison is written
+         * back before the clock starts). */
         ml_flush_l2(flush->buffer, flush->bytes);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
@@ -362,6 +412,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
         float elapsed = 0;
         ML_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
         milliseconds[rep] = elapsed;
+        check_later_launch(problem, "timed", options->seed + (uint64_t)rep + 1, record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
@@ -373,8 +424,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
 static void check_variant(const ml_problem *problem, ml_record *record)
 {
     size_t bytes = problem->output_count * sizeof(float);
-    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
-    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, bytes));
+    poison_output(problem);
     problem->variant->launch(problem);
     ML_LAUNCH_CHECK();
     ML_CUDA_CHECK(cudaDeviceSynchronize());
@@ -407,35 +457,22 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
-/* The spills ptxas reported for the code that runs: compiled for binary_version. */
-static void fill_spills(const ml_ptxas_report *ptxas, int binary_version,
-                        ml_kernel_resources *resources)
-{
-    resources->spill_store_bytes = resources->spill_load_bytes = -1;
-    for (const ml_ptxas_report *row = ptxas; row != NULL && row->arch != 0; row++) {
-        if (row->arch == binary_version) {
-            resources->spill_store_bytes = row->spill_store_bytes;
-            resources->spill_load_bytes = row->spill_load_bytes;
-            return;
-        }
-    }
-}
-
-/* What the variant's kernel costs the SM at its block size. */
-static void fill_resources(const ml_variant *variant, const struct cudaDeviceProp *properties,
+/* What the variant's kernel costs the SM at its block size, and the spills ptxas reported for
+ * the code that runs (compiled for the architecture cudaFuncAttributes.binaryVersion names). */
+static void fill_resources(const ml_problem *problem, const struct cudaDeviceProp *properties,
                            ml_record *record)
 {
+    const ml_variant *variant = problem->variant;
     if (variant->kernel == NULL || variant->threads_per_block == 0)
         return;
+    const void *kernel = (const void *)problem->kernel;
     struct cudaFuncAttributes attributes;
-    ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, variant->kernel));
+    ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     int blocks_per_sm = 0;
     ML_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, variant->kernel, (int)variant->threads_per_block, 0));
+        &blocks_per_sm, kernel, (int)variant->threads_per_block, 0));
     ml_kernel_resources *resources = &record->resources;
-    const char *kernel_name = NULL;
-    ML_CUDA_CHECK(cudaFuncGetName(&kernel_name, variant->kernel));
-    snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", kernel_name);
+    snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", variant->kernel);
     resources->known = 1;
     resources->registers_per_thread = attributes.numRegs;
     resources->local_bytes_per_thread = attributes.localSizeBytes;
@@ -444,7 +481,8 @@ static void fill_resources(const ml_variant *variant, const struct cudaDevicePro
     resources->blocks_per_sm = blocks_per_sm;
     resources->occupancy_pct = 100.0 * blocks_per_sm * variant->threads_per_block /
                                properties->maxThreadsPerMultiProcessor;
-    fill_spills(variant->ptxas, attributes.binaryVersion, resources);
+    ml_kernels_spills(variant->kernel, attributes.binaryVersion, &resources->spill_store_bytes,
+                      &resources->spill_load_bytes);
 }
 
 /* Each record's GFLOP/s as % of the ceiling variant's at the same sizes. */
@@ -516,6 +554,58 @@ static int select_all_metrics(const ml_lab *lab, const ml_options *options,
     return ML_EXIT_OK;
 }
 
+/* --save-kernels: compile --kernels FILE.cu for MEMLAB_CUDA_ARCH, else this machine's GPU, else
+ * the architectures the program was built for. */
+static int save_kernels(const ml_lab *lab, const ml_options *options)
+{
+    char architectures[256], error[512];
+    const char *given = getenv("MEMLAB_CUDA_ARCH");
+    int device_count = 0;
+    struct cudaDeviceProp properties;
+    if (given != NULL && given[0] != '\0')
+        snprintf(architectures, sizeof architectures, "%s", given);
+    else if (cudaGetDeviceCount(&device_count) == cudaSuccess && device_count > options->device &&
+             cudaGetDeviceProperties(&properties, options->device) == cudaSuccess)
+        snprintf(architectures, sizeof architectures, "%d%d", properties.major, properties.minor);
+    else
+        snprintf(architectures, sizeof architectures, "%s", lab->kernels->architectures);
+    if (ml_kernels_compile(lab->kernels, options->kernels_path, architectures,
+                           options->save_kernels_path, error, sizeof error) != 0) {
+        fprintf(stderr, "%s: %s\n", lab->program, error);
+        return ML_EXIT_INCORRECT;
+    }
+    fprintf(stderr, "%s: %s compiled for sm_%s into %s\n", lab->program, options->kernels_path,
+            architectures, options->save_kernels_path);
+    return ML_EXIT_OK;
+}
+
+/* Loads the kernels and finds every selected variant's: a kernels file that lacks one fails
+ * here, by name, before anything runs. */
+static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel_t *kernels)
+{
+    char error[512];
+    if (ml_kernels_load(lab->kernels, options->kernels_path, error, sizeof error) != 0) {
+        fprintf(stderr, "%s: %s\n", lab->program, error);
+        return options->kernels_path != NULL ? ML_EXIT_INCORRECT : ML_EXIT_CUDA_ERROR;
+    }
+    for (int v = 0; v < lab->num_variants; v++) {
+        const ml_variant *variant = &lab->variants[v];
+        kernels[v] = NULL;
+        if (!options->variant_selected[v] || variant->kernel == NULL)
+            continue;
+        kernels[v] = ml_kernels_find(variant->kernel);
+        if (kernels[v] == NULL) {
+            const char *origin = ml_kernels_origin();
+            const char *slash = strrchr(origin, '/');
+            fprintf(stderr, "%s: your %s defines no kernel '%s' (variant %s launches it): declare it "
+                            "extern \"C\" __global__\n",
+                    lab->program, slash != NULL ? slash + 1 : origin, variant->kernel, variant->name);
+            return ML_EXIT_INCORRECT;
+        }
+    }
+    return ML_EXIT_OK;
+}
+
 static int run_model(const ml_lab *lab, const ml_options *options,
                      const metric_selection *selections, ml_report *report)
 {
@@ -556,6 +646,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         ml_print_metrics(stdout);
         return ML_EXIT_OK;
     }
+    if (options.action == ML_ACTION_SAVE_KERNELS)
+        return save_kernels(lab, &options);
     /* The FLOP/s ceiling runs whenever any variant runs. */
     for (int v = 0; v < lab->num_variants && lab->flops_ceiling != NULL; v++)
         if (strcmp(lab->variants[v].name, lab->flops_ceiling) == 0)
@@ -604,6 +696,10 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         return usage_error(lab, error);
     }
     ML_CUDA_CHECK(cudaSetDevice(options.device));
+    static cudaKernel_t kernels[64];
+    int kernels_status = load_kernels(lab, &options, kernels);
+    if (kernels_status != ML_EXIT_OK)
+        return kernels_status;
     struct cudaDeviceProp properties;
     ML_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
     size_t free_bytes = 0, total_bytes = 0;
@@ -679,20 +775,21 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             record->variant = variant->name;
             ml_sweep_point(&options, point, record->param);
 
-            ml_problem problem = {.variant = variant, .param = record->param, .seed = options.seed};
+            ml_problem problem = {.variant = variant, .kernel = kernels[v], .param = record->param,
+                                  .seed = options.seed};
             lab->setup(&problem);
             record->bytes = problem.bytes;
             record->flops = problem.flops;
 
-            fill_resources(variant, &properties, record);
+            fill_resources(&problem, &properties, record);
             check_variant(&problem, record);
-            if (!record->correct)
-                exit_status = ML_EXIT_INCORRECT;
             time_variant(&problem, &options, &flush, record);
             fill_rates(record, report.ceiling_gbps);
 
             double measured[ML_MAX_METRICS];
-            collect_metrics(&profiler, &report, &selections[v], &problem, measured);
+            collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
+            if (!record->correct)
+                exit_status = ML_EXIT_INCORRECT;
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);

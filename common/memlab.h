@@ -1,9 +1,11 @@
-/* memlab.h: the harness every lab uses, and the only header a lab includes.
+/* memlab.h: the harness every lab's host program uses, and the only memlab header it includes.
  *
- * A lab is a table of variants plus three functions (setup, teardown, and per variant launch
- * and predict); main is one call, ml_main(&lab, argc, argv). The harness parses the command
- * line, picks the device, times every variant, checks its output against the CPU reference,
- * reads hardware counters, puts the access model's predictions beside them and prints the report.
+ * A lab is two files (the lab contract v2): kernels.cu, the device code a student writes, and
+ * the instructor's host program: a table of variants plus three functions (setup, teardown, and
+ * per variant launch and predict); main is one call, ml_main(&lab, argc, argv). The harness
+ * parses the command line, loads the kernels (the program's own, or --kernels FILE), picks the
+ * device, times every variant, checks its output against the CPU reference, reads hardware
+ * counters, puts the access model's predictions beside them and prints the report.
  */
 #ifndef MEMLAB_H
 #define MEMLAB_H
@@ -16,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "access_model.h"
+#include "kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -60,18 +63,11 @@ void ml_predict(ml_prediction *prediction, const char *alias, double value);
 
 typedef struct ml_variant ml_variant;
 
-/* What ptxas reported (-Xptxas -v) for one kernel compiled for one architecture, as a lab
- * captures it at build time. A lab's table of them ends with a row whose arch is 0. */
-typedef struct {
-    int arch;                   /* 10 * major + minor of the code ptxas wrote: sm_90 is 90 */
-    int spill_store_bytes;      /* per thread, in the code (not times executed) */
-    int spill_load_bytes;
-} ml_ptxas_report;
-
 /* One run of one variant at one set of sizes. The harness fills the first block; the lab's
  * setup fills the second. */
 typedef struct {
     const ml_variant *variant;
+    cudaKernel_t kernel;        /* the variant's kernel, found by name in the loaded kernels */
     const long long *param;     /* indexed like the lab's param table */
     uint64_t seed;
 
@@ -93,19 +89,17 @@ struct ml_variant {
     const char *name;
     const char *summary;        /* one line: what it teaches */
     const char *metrics;        /* metric aliases that tell its story, comma-separated */
-    /* Launches exactly one kernel on the default stream, asynchronously. */
+    /* Launches exactly one kernel on the default stream, asynchronously: problem->kernel,
+     * with ml_launch, or a library call. */
     void (*launch)(const ml_problem *problem);
     /* Fills predicted metrics from the sizes alone: works without a GPU. */
     void (*predict)(const long long *param, ml_prediction *prediction);
-    /* The __global__ function launch() runs and its threads per block, so the report can show
-     * what it costs the SM: registers and local memory per thread, shared memory per block,
-     * blocks per SM. NULL for a variant that is not one kernel of the lab (a library call). */
-    const void *kernel;
+    /* The extern "C" __global__ function of kernels.cu that launch() runs, by name, and its
+     * threads per block, so the report can show what it costs the SM: registers, local memory
+     * and spills per thread, shared memory per block, blocks per SM. NULL for a variant that is
+     * not a kernel of the lab (a library call). */
+    const char *kernel;
     unsigned threads_per_block;
-    /* Optional: what ptxas reported for the kernel, per architecture (a table ending in arch 0).
-     * The report shows the spills of the row for the code that runs (cudaFuncAttributes
-     * binaryVersion); NULL, or no such row (code compiled from PTX at load time): unknown. */
-    const ml_ptxas_report *ptxas;
 };
 
 typedef struct {
@@ -128,9 +122,22 @@ typedef struct {
     /* Optional: the name of the variant that is the FLOP/s ceiling (a vendor library). It runs
      * at every sweep point, and every record's GFLOP/s is also shown as % of it. */
     const char *flops_ceiling;
+    /* The kernels the build embedded: &ml_lab_kernels. */
+    const ml_kernel_image *kernels;
 } ml_lab;
 
+/* Every lab program's own kernels.cu, compiled and embedded by the build. */
+extern const ml_kernel_image ml_lab_kernels;
+
 int ml_main(const ml_lab *lab, int argc, char **argv);
+
+/* Launches problem->kernel with the arguments (pointers to each, in the kernel's order): what
+ * kernel<<<grid, block, shared_bytes>>>(...) does for a kernel the program links. */
+void ml_launch(const ml_problem *problem, dim3 grid, dim3 block, size_t shared_bytes,
+               void **arguments);
+/* Copies bytes to the __constant__ or __device__ variable `name` of the loaded kernels: what
+ * cudaMemcpyToSymbol does for a variable the program links. */
+void ml_copy_to_symbol(const char *name, const void *data, size_t bytes);
 
 /* Helpers for labs. */
 void *ml_device_alloc(size_t bytes);

@@ -244,7 +244,7 @@ static const cJSON *matching_record(const lab_run *other, const cJSON *record, i
     if (match == NULL ||
         strcmp(string_or(cJSON_GetObjectItemCaseSensitive(match, "variant"), ""), variant) != 0) {
         text_append(output, "not graded  %s: the %s's records do not match the submission's "
-                            "(the submission changed the variant table?)\n",
+                            "(the same program gave other records for the same arguments)\n",
                     check->quantity, whose);
         return NULL;
     }
@@ -415,9 +415,11 @@ static case_status run_outcome(const lab_run *run, const char *whose, text_buffe
     switch (run->exit_status) {
     case LAB_EXIT_OK:
     case LAB_EXIT_INCORRECT:
+        /* The program stops before its report when the kernels lack one it needs ("your
+         * kernels.cu defines no kernel 'copy_strided' ..."): that line is the reason. */
         if (run->report == NULL) {
-            text_append(output, "FAIL  the %s wrote no JSON report (exit status %d)\n", whose,
-                        run->exit_status);
+            text_append(output, "FAIL  the %s wrote no JSON report (exit status %d)%s%s\n", whose,
+                        run->exit_status, line[0] != '\0' ? ": " : "", line);
             return CASE_FAILED;
         }
         return CASE_PASSED;
@@ -471,8 +473,9 @@ static case_status sanitizer_outcome(const grading_case *rubric_case, const lab_
     return CASE_PASSED;
 }
 
-case_status evaluate_case(const grading_case *rubric_case, const lab_run *submission,
-                          const lab_run *reference, const lab_run *model, text_buffer *output)
+static case_status evaluate_checks(const grading_case *rubric_case, const lab_run *submission,
+                                   const lab_run *reference, const lab_run *model,
+                                   text_buffer *output)
 {
     const char *tool = NULL;
     case_status status = CASE_PASSED;
@@ -488,8 +491,9 @@ case_status evaluate_case(const grading_case *rubric_case, const lab_run *submis
     if (rubric_case_needs_reference(rubric_case)) {
         if (reference == NULL || !reference->ran) {
             text_append(output, "not graded  this case compares with the reference solution, "
-                                "which this tree does not hold (a student pack): the course's "
-                                "grader runs it\n");
+                                "which this tree does not hold (a student pack: its lab programs "
+                                "carry the student version of the kernels): the course's grader "
+                                "runs it\n");
             return CASE_NOT_GRADED;
         }
         text_buffer outcome = {0};
@@ -502,6 +506,18 @@ case_status evaluate_case(const grading_case *rubric_case, const lab_run *submis
             return CASE_NOT_GRADED;
         }
         text_free(&outcome);
+        /* The reference is the program's own kernels: a program built with the student version
+         * (MEMLAB_STUDENT=ON) has none to compare with. */
+        const cJSON *record = NULL;
+        cJSON_ArrayForEach(record, records_of(reference))
+        {
+            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct"))) {
+                text_append(output, "not graded  the lab program's own kernels fail their check "
+                                    "here, so they are no reference solution to compare with (a "
+                                    "program built with the student version, MEMLAB_STUDENT=ON?)\n");
+                return CASE_NOT_GRADED;
+            }
+        }
     }
 
     for (int i = 0; i < rubric_case->check_count; i++) {
@@ -520,5 +536,29 @@ case_status evaluate_case(const grading_case *rubric_case, const lab_run *submis
             break;              /* decided above */
         }
     }
+    return status;
+}
+
+/* A run whose output passed the grader's cap: the case is graded on its report all the same;
+ * this says so, with the last line the program printed. */
+static void output_note(const lab_run *run, text_buffer *output)
+{
+    if (run->output_cut_bytes <= 0)
+        return;
+    text_append(output, "note  the program printed more than the grader keeps (%lld bytes of "
+                        "stdout and of stderr): %lld bytes were dropped (a printf in a kernel?); "
+                        "the case is graded on the program's report all the same\n",
+                run->output_cap_bytes, run->output_cut_bytes);
+    char line[512];
+    last_line(run->stdout_tail, line, sizeof line);
+    if (line[0] != '\0')
+        text_append(output, "      its last line on stdout: %.200s\n", line);
+}
+
+case_status evaluate_case(const grading_case *rubric_case, const lab_run *submission,
+                          const lab_run *reference, const lab_run *model, text_buffer *output)
+{
+    case_status status = evaluate_checks(rubric_case, submission, reference, model, output);
+    output_note(submission, output);
     return status;
 }

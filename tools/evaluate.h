@@ -1,9 +1,10 @@
 /* evaluate.h: a rubric case's checks against what the lab program reported.
  *
- * The grader runs the submission (and, where a check needs them, the reference solution and the
- * reference's --model predictions) and hands each run here as a lab_run. evaluate_case says
- * whether the case passed, failed, or could not be graded on this host, and writes one line per
- * check (and per record) with what was expected and what was measured.
+ * Every run is of the instructor's lab program: the submission's run loads the student's
+ * kernels (--kernels), the reference run the program's own (the instructor's solution), the
+ * model run makes predictions only (--model). The grader hands each run here as a lab_run.
+ * evaluate_case says whether the case passed, failed, or could not be graded on this host, and
+ * writes one line per check (and per record) with what was expected and what was measured.
  */
 #ifndef MEMLAB_EVALUATE_H
 #define MEMLAB_EVALUATE_H
@@ -31,6 +32,9 @@ typedef struct {
     int signal;                 /* killed by this signal (not the time limit), else 0 */
     int exit_status;            /* when it exited by itself */
     char stderr_tail[2048];     /* the end of its stderr */
+    char stdout_tail[512];      /* the end of its stdout (a kernel's printf goes there) */
+    long long output_cut_bytes; /* what the grader dropped of its stdout and stderr (the cap) */
+    long long output_cap_bytes; /* the cap: what it keeps of each */
     cJSON *report;              /* its JSON report, NULL if it wrote none */
     const char *sanitizer;      /* "memcheck" or "racecheck" when run under compute-sanitizer */
     int sanitizer_errors;       /* from the sanitizer's summary; -1 when it printed none */
@@ -39,9 +43,9 @@ typedef struct {
 
 /* Evaluates every check of the case and appends the explanation to `output`.
  * reference: the reference solution's run with the same arguments, or NULL when no check needs
- *            it (ran == 0 when the tree holds no reference solution);
- * model:     the reference's --model run with the same arguments, or NULL; without it the
- *            predictions come from the submission's own report. */
+ *            it (ran == 0 when the tree holds no reference solution: a student pack);
+ * model:     the program's --model run with the same arguments, or NULL; without it the
+ *            predictions come from the submission's report (the same program's). */
 case_status evaluate_case(const grading_case *rubric_case, const lab_run *submission,
                           const lab_run *reference, const lab_run *model, text_buffer *output);
 

@@ -1,31 +1,39 @@
-/* memlab_grade: grades a student's lab source against the lab's rubric.
+/* memlab_grade: grades a student's kernels.cu against the lab's rubric.
  *
- *   memlab_grade [--root DIR] LAB SUBMISSION.cu [--format text|gradescope|prairielearn]
- *                [--out FILE] [--cases FILE]... [--case NAME] [--build-dir DIR]
+ *   memlab_grade [--root DIR] LAB SUBMISSION.cu --program PATH [--format text|gradescope|prairielearn]
+ *                [--out FILE] [--cases FILE]... [--case NAME]
  *   memlab_grade --check-rubric FILE...     read rubric files, report the first error
  *   memlab_grade --visible-cases FILE       the file without its non-visible cases
  *
- * How a submission is graded:
- *   1. copy the instructor's common/, profiling/, Makefile.labs and labs/NN_LAB/ to a scratch
- *      tree, and build the reference solution there (the lab source as it is);
- *   2. put the submission in place of labs/NN_LAB/LAB.cu and build it the same way: a build
- *      error scores 0, with the compiler's messages;
+ * A submission is a kernels.cu: device code only (the lab contract v2, common/kernels.h). The
+ * grader builds nothing and runs nothing of the submission's but its kernels: every process it
+ * starts is the instructor's lab program, PATH (./memlab grade passes the one it built):
+ *   1. refuse, with one line, a submission that is missing, not a regular file or over the size
+ *      limit; copy it to a scratch directory (later changes to the file do not count);
+ *   2. compile it once: PATH --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin, with a time
+ *      limit. The program refuses a file that #includes anything but CUDA headers and the lab's
+ *      header (exit 2): score 0 with its one line, never the file or the compiler's output. A
+ *      compile error: score 0 with the compiler's messages (they name only the submission);
  *   3. run each rubric case as a process of its own with the case's time limit (under
- *      compute-sanitizer for a memcheck or racecheck case), with --format json --out FILE;
- *      a case that compares with the reference solution runs the reference too, and a case
- *      that compares with the access model takes the predictions from the reference's --model
- *      run, so that the submission cannot move them;
+ *      compute-sanitizer for a memcheck or racecheck case): PATH ARGS --kernels NAME.fatbin
+ *      --format json --out FILE. A case that compares with the reference solution also runs
+ *      PATH ARGS (the program's own kernels: the instructor's solution); predictions come from
+ *      PATH ARGS --model. Each run's stdout and stderr are capped (a kernel's printf cannot fill
+ *      the disk); its report is not;
  *   4. evaluate each case's checks (evaluate.c) and write the results (results.c).
- * A tree with STUDENT.md at its root is a student pack: it holds no reference solution, so the
- * cases that need one are not graded there.
+ * A tree with STUDENT.md at its root is a student pack: its programs carry the student version
+ * of the kernels, so the cases that need the reference solution are not graded there.
  *
- * Exit status: 0 every case passed; 1 a case failed, or the submission did not compile;
- * 2 bad usage or a malformed rubric (one line on stderr); 3 not gradable on this host (no CUDA
- * device, counters not readable, no reference solution for a case).
+ * Exit status: 0 every case passed; 1 a case failed, or the submission was refused or did not
+ * compile; 2 bad usage, a malformed rubric, a missing program or submission (one line on
+ * stderr); 3 not gradable on this host (no CUDA device, counters not readable, no reference
+ * solution for a case).
  */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup */
+#define _XOPEN_SOURCE 700 /* realpath, mkdtemp, strdup */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,34 +52,45 @@
 
 enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 };
 
-#define BUILD_TIME_LIMIT_S 1800
+/* The harness gives nvcc 60 s (ML_KERNELS_COMPILE_TIME_LIMIT_S); the program itself a little
+ * more. */
+#define COMPILE_TIME_LIMIT_S 90
 #define MODEL_TIME_LIMIT_S 120
+/* The largest kernels .cu the harness compiles (ML_KERNELS_SOURCE_MAX_BYTES, common/kernels.h). */
+#define SUBMISSION_MAX_BYTES (256 * 1024)
+/* What is kept of each run's stdout and of its stderr; a report (--out) is not capped. */
+#define OUTPUT_CAP_BYTES (1024 * 1024)
+/* No file a run writes (a report, a compiler's output, nvcc's temporaries) grows past this. */
+#define FILE_LIMIT_BYTES (1024LL * 1024 * 1024)
 #define MAX_CASE_FILES 16
 #define MAX_ARGUMENTS 96
 #define PATH_SIZE 4096
+#define NAME_SIZE 256
 
 typedef enum { FORMAT_TEXT, FORMAT_GRADESCOPE, FORMAT_PRAIRIELEARN } output_format;
 
 typedef struct {
     const char *root;
-    const char *program;
+    const char *lab;
     const char *submission;
+    const char *program;
     output_format format;
     const char *out_path;
     const char *case_files[MAX_CASE_FILES];
     int case_file_count;
     const char *only_case;
-    const char *build_dir;
 } options;
 
 /* Where one grading run keeps its files. */
 typedef struct {
     char lab_directory[256];    /* "04_coalescing" */
     char scratch[PATH_SIZE];
-    char tree[PATH_SIZE];       /* the copy of the instructor's tree the builds run in */
-    char build[PATH_SIZE];      /* make's OUT */
-    char reference[PATH_SIZE];  /* the reference solution's program, "" without one */
-    char student[PATH_SIZE];    /* the submission's program */
+    char program[PATH_SIZE];    /* the instructor's lab program, absolute */
+    char source_name[NAME_SIZE]; /* the submission's name as messages give it: "kernels.cu" */
+    char source[PATH_SIZE];     /* the copy the compiler reads: SCRATCH/source/NAME.cu */
+    char fatbin_name[NAME_SIZE]; /* "kernels.fatbin" */
+    char fatbin[PATH_SIZE];     /* SCRATCH/NAME.fatbin: every case loads it */
+    int have_reference;         /* 0 in a student pack */
     char sanitizer[PATH_SIZE];
     int runs;                   /* files of runs are numbered */
 } session;
@@ -154,7 +173,63 @@ static char *read_whole_file(const char *path)
     return text_take(&buffer);
 }
 
-/* ---- the lab and its cases ------------------------------------------------------------------- */
+/* A copy of text with every `from` replaced by `to` (the caller frees it). */
+static char *replace_all(const char *text_in, const char *from, const char *to)
+{
+    text_buffer buffer = {0};
+    size_t from_length = strlen(from);
+    const char *cursor = text_in;
+    for (const char *found; from_length > 0 && (found = strstr(cursor, from)) != NULL;
+         cursor = found + from_length)
+        text_append(&buffer, "%.*s%s", (int)(found - cursor), cursor, to);
+    text_append(&buffer, "%s", cursor);
+    return text_take(&buffer);
+}
+
+/* What a run of the lab program said, as a student should read it: the scratch copy and the
+ * compiled fatbin are called by the submission's name, the scratch directory is not shown, and
+ * nothing in it can move a terminal's cursor or break the results' JSON. The caller frees it. */
+static char *student_words(const session *grading, const char *said)
+{
+    char scratch_slash[PATH_SIZE + 1];
+    snprintf(scratch_slash, sizeof scratch_slash, "%s/", grading->scratch);
+    const char *from[] = {grading->fatbin, grading->source, grading->fatbin_name, scratch_slash};
+    const char *to[] = {grading->source_name, grading->source_name, grading->source_name, ""};
+    char *text_out = strdup(said);
+    for (size_t i = 0; i < sizeof from / sizeof from[0] && text_out != NULL; i++) {
+        char *next = replace_all(text_out, from[i], to[i]);
+        free(text_out);
+        text_out = next;
+    }
+    if (text_out == NULL) {
+        fprintf(stderr, "memlab grade: out of host memory\n");
+        exit(EXIT_USAGE);
+    }
+    text_sanitize(text_out);
+    return text_out;
+}
+
+/* The same, into a fixed buffer (the words only get shorter). */
+static void student_words_in_place(const session *grading, char *text_in, size_t size)
+{
+    char *words = student_words(grading, text_in);
+    snprintf(text_in, size, "%s", words);
+    free(words);
+}
+
+/* The last non-empty line of a run's output: where the lab programs say what went wrong. */
+static void last_line(const char *text_in, char *line, size_t size)
+{
+    const char *end = text_in + strlen(text_in);
+    while (end > text_in && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > text_in && start[-1] != '\n')
+        start--;
+    snprintf(line, size, "%.*s", (int)(end - start), start);
+}
+
+/* ---- the lab, its program and its cases -------------------------------------------------------- */
 
 /* labs/NN_PROGRAM/ holding PROGRAM.cu. */
 static int find_lab_directory(const char *root, const char *program, char *directory, size_t size)
@@ -182,13 +257,118 @@ static int find_lab_directory(const char *root, const char *program, char *direc
     return found;
 }
 
+/* The lab program: an executable regular file, made absolute (the runs start in the scratch
+ * directory). */
+static int check_program(const options *given, session *grading)
+{
+    struct stat status;
+    if (stat(given->program, &status) != 0)
+        return usage_error("--program %s: no such file (./memlab grade builds it: "
+                           "build/labs/LAB)", given->program);
+    if (!S_ISREG(status.st_mode) || !is_executable(given->program))
+        return usage_error("--program %s: not an executable file", given->program);
+    char resolved[PATH_MAX];
+    if (realpath(given->program, resolved) == NULL)
+        return usage_error("--program %s: cannot resolve its path", given->program);
+    snprintf(grading->program, sizeof grading->program, "%s", resolved);
+    return EXIT_PASSED;
+}
+
+/* The name the submission goes by: its own when it is a plain NAME.cu, else kernels.cu. */
+static void submission_names(const char *path, session *grading)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    size_t length = strlen(name);
+    int plain = length > 3 && length < 128 && strcmp(name + length - 3, ".cu") == 0 &&
+                name[0] != '.' && name[0] != '-';
+    for (size_t i = 0; plain && i < length; i++) {
+        char c = name[i];
+        plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '.';
+    }
+    snprintf(grading->source_name, sizeof grading->source_name, "%s", plain ? name : "kernels.cu");
+    length = strlen(grading->source_name);
+    snprintf(grading->fatbin_name, sizeof grading->fatbin_name, "%.*s.fatbin", (int)(length - 3),
+             grading->source_name);
+}
+
+/* Refuses a submission that is missing, not a regular file (a link, a directory, a device) or
+ * over the size limit; one line each. Needs nothing but the file. */
+static int check_submission(const char *path)
+{
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        return usage_error("no submission %s (no such file)", path);
+    if (S_ISLNK(status.st_mode))
+        return usage_error("the submission %s is a symbolic link: give the file itself", path);
+    if (!S_ISREG(status.st_mode))
+        return usage_error("the submission %s is not a regular file", path);
+    if ((long long)status.st_size > SUBMISSION_MAX_BYTES) {
+        char detail[PATH_SIZE + 128];
+        snprintf(detail, sizeof detail, "the submission %s holds %lld bytes, more than the limit of "
+                 "%d for a kernels .cu", path, (long long)status.st_size, SUBMISSION_MAX_BYTES);
+        return usage_error("%s", detail);
+    }
+    if (access(path, R_OK) != 0)
+        return usage_error("cannot read the submission %s", path);
+    return EXIT_PASSED;
+}
+
+/* Copies the submission, as it is now, to SCRATCH/source/NAME.cu (a directory of its own: the
+ * harness compiles a copy of it alone anyway). Reads at most the limit: a file that grew since
+ * it was checked is refused. */
+static int copy_submission(const char *path, session *grading, char *error, size_t error_size)
+{
+    char directory[PATH_SIZE];
+    join(directory, sizeof directory, grading->scratch, "source");
+    join(grading->source, sizeof grading->source, directory, grading->source_name);
+    path_format(grading->fatbin, sizeof grading->fatbin, "%s/%s", grading->scratch,
+                grading->fatbin_name);
+    if (mkdir(directory, 0700) != 0) {
+        snprintf(error, error_size, "cannot make %.900s: %s", directory, strerror(errno));
+        return -1;
+    }
+    int in = open(path, O_RDONLY | O_NOFOLLOW);
+    if (in < 0) {
+        snprintf(error, error_size, "cannot read the submission: %s", strerror(errno));
+        return -1;
+    }
+    static char data[SUBMISSION_MAX_BYTES + 1];
+    size_t used = 0;
+    ssize_t got;
+    while (used < sizeof data && (got = read(in, data + used, sizeof data - used)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(error, error_size, "cannot read the submission: %s", strerror(errno));
+            close(in);
+            return -1;
+        }
+        used += (size_t)got;
+    }
+    close(in);
+    if (used > SUBMISSION_MAX_BYTES) {
+        snprintf(error, error_size, "the submission grew past %d bytes while it was read",
+                 SUBMISSION_MAX_BYTES);
+        return -1;
+    }
+    FILE *out = fopen(grading->source, "wb");
+    int status = out != NULL && fwrite(data, 1, used, out) == used ? 0 : -1;
+    if (out != NULL && fclose(out) != 0)
+        status = -1;
+    if (status != 0)
+        snprintf(error, error_size, "cannot write %.900s", grading->source);
+    return status;
+}
+
 static int read_cases(const options *given, const char *lab_directory, rubric_set *cases)
 {
     char path[PATH_SIZE], error[1024];
     snprintf(path, sizeof path, "%s/labs/%s/rubric", given->root, lab_directory);
     if (!exists(path))
         return usage_error("lab %s has no rubric (labs/NN_LAB/rubric: see "
-                           "handouts/instructor/grading.md)", given->program);
+                           "handouts/instructor/grading.md)", given->lab);
     if (rubric_read(cases, path, error, sizeof error) != 0)
         return usage_error("%s", error);
     for (int i = 0; i < given->case_file_count; i++)
@@ -198,179 +378,76 @@ static int read_cases(const options *given, const char *lab_directory, rubric_se
         return usage_error("no case named '%s' in the rubric (or the --cases files)",
                            given->only_case);
     if (cases->count == 0)
-        return usage_error("the rubric of lab %s has no case", given->program);
+        return usage_error("the rubric of lab %s has no case", given->lab);
     return EXIT_PASSED;
-}
-
-/* ---- building ---------------------------------------------------------------------------------- */
-
-static int copy_into(const char *source, const char *destination)
-{
-    char *argv[] = {"cp", "-R", "-p", (char *)source, (char *)destination, NULL};
-    process_result result;
-    return process_run(argv, NULL, NULL, NULL, BUILD_TIME_LIMIT_S, &result);
 }
 
 static int remove_tree(const char *path)
 {
     char *argv[] = {"rm", "-rf", (char *)path, NULL};
     process_result result;
-    return process_run(argv, NULL, NULL, NULL, BUILD_TIME_LIMIT_S, &result);
+    return process_run(argv, NULL, NULL, NULL, 600, &result);
 }
 
-static int copy_file(const char *source, const char *destination)
+/* ---- compiling the submission, once ----------------------------------------------------------- */
+
+/* PROGRAM --kernels SOURCE --save-kernels FATBIN. Sets result->compiled, refused and
+ * build_output, or result->gradable and reason when the host could not compile anything. */
+static void compile_submission(session *grading, grade_result *result)
 {
-    FILE *in = fopen(source, "rb");
-    if (in == NULL)
-        return -1;
-    FILE *out = fopen(destination, "wb");
-    if (out == NULL) {
-        fclose(in);
-        return -1;
+    char log_path[PATH_SIZE];
+    join(log_path, sizeof log_path, grading->scratch, "compile.log");
+    char *argv[] = {grading->program, "--kernels", grading->source, "--save-kernels",
+                    grading->fatbin, NULL};
+    process_result run;
+    note("compiling the submission %s", grading->source_name);
+    process_run_capped(argv, grading->scratch, log_path, log_path, COMPILE_TIME_LIMIT_S,
+                       OUTPUT_CAP_BYTES, FILE_LIMIT_BYTES, &run);
+    char *raw = read_whole_file(log_path);
+    char *said = student_words(grading, raw != NULL ? raw : "");
+    free(raw);
+    char line[1024];
+    last_line(said, line, sizeof line);
+
+    if (!run.started) {
+        result->gradable = 0;
+        snprintf(result->reason, sizeof result->reason,
+                 "the lab program %.900s could not be run", grading->program);
+    } else if (run.timed_out) {
+        result->compiled = 0;
+        char message[256];
+        snprintf(message, sizeof message, "compiling %s took more than %d s: stopped",
+                 grading->source_name, COMPILE_TIME_LIMIT_S);
+        result->build_output = strdup(message);
+    } else if (run.signal != 0) {
+        result->gradable = 0;
+        snprintf(result->reason, sizeof result->reason,
+                 "the lab program was killed by signal %d while compiling the submission",
+                 run.signal);
+    } else if (run.exit_status == LAB_EXIT_OK) {
+        if (!exists(grading->fatbin)) {
+            result->gradable = 0;
+            snprintf(result->reason, sizeof result->reason,
+                     "the lab program compiled the submission but wrote no fatbin (%.800s)", line);
+        }
+    } else if (run.exit_status == LAB_EXIT_USAGE) {
+        /* Refused before the compiler saw it: the program's one line, nothing else (the file's
+         * text is the student's; what a compiler would print of other files never exists). */
+        result->compiled = 0;
+        result->refused = 1;
+        result->build_output = strdup(line);
+    } else if (run.exit_status == LAB_EXIT_INCORRECT &&
+               (strstr(line, "does not compile") != NULL || strstr(line, "took more than") != NULL)) {
+        result->compiled = 0;
+        result->build_output = said;
+        said = NULL;
+    } else {
+        result->gradable = 0;
+        snprintf(result->reason, sizeof result->reason,
+                 "the lab program could not compile the submission on the grading host "
+                 "(exit status %d): %.800s", run.exit_status, line);
     }
-    char chunk[8192];
-    size_t got;
-    int status = 0;
-    while ((got = fread(chunk, 1, sizeof chunk, in)) > 0)
-        if (fwrite(chunk, 1, got, out) != got)
-            status = -1;
-    if (ferror(in))
-        status = -1;
-    fclose(in);
-    if (fclose(out) != 0)
-        status = -1;
-    return status;
-}
-
-/* The scratch tree: the instructor's harness, build files and this lab's directory. */
-static int prepare_tree(const options *given, session *grading)
-{
-    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
-    path_format(grading->scratch, sizeof grading->scratch, "%s/memlab-grade-XXXXXX", temporary);
-    if (mkdtemp(grading->scratch) == NULL)
-        return -1;
-    join(grading->tree, sizeof grading->tree, grading->scratch, "tree");
-    char labs[PATH_SIZE], source[PATH_SIZE];
-    join(labs, sizeof labs, grading->tree, "labs");
-    if (mkdir(grading->tree, 0755) != 0 || mkdir(labs, 0755) != 0)
-        return -1;
-    const char *parts[] = {"common", "profiling", "Makefile.labs"};
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        join(source, sizeof source, given->root, parts[i]);
-        if (copy_into(source, grading->tree) != 0)
-            return -1;
-    }
-    path_format(source, sizeof source, "%s/labs/%s", given->root, grading->lab_directory);
-    if (copy_into(source, labs) != 0)
-        return -1;
-    if (given->build_dir != NULL)
-        snprintf(grading->build, sizeof grading->build, "%s", given->build_dir);
-    else
-        join(grading->build, sizeof grading->build, grading->scratch, "build");
-    return 0;
-}
-
-/* The compiler's messages without make's own lines. */
-static char *compiler_messages(const char *log_path)
-{
-    char *log = read_whole_file(log_path);
-    if (log == NULL)
-        return strdup("(no build log)");
-    text_buffer buffer = {0};
-    for (char *line = log; *line != '\0';) {
-        char *end = strchr(line, '\n');
-        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
-        if (strncmp(line, "make:", 5) != 0 && strncmp(line, "make[", 5) != 0)
-            text_append(&buffer, "%.*s\n", (int)length, line);
-        line += length + (end != NULL);
-    }
-    free(log);
-    return text_take(&buffer);
-}
-
-/* Builds the lab in the scratch tree and moves the program to `program_path`. On failure
- * returns -1 and *messages holds what the build said (the caller frees it). */
-static int build_lab(const options *given, session *grading, const char *program_path,
-                     const char *log_name, char **messages)
-{
-    char out_argument[PATH_SIZE + 8], arch_argument[256] = "", log_path[PATH_SIZE];
-    char built[PATH_SIZE];
-    path_format(out_argument, sizeof out_argument, "OUT=%s", grading->build);
-    join(log_path, sizeof log_path, grading->scratch, log_name);
-    path_format(built, sizeof built, "%s/labs/%s", grading->build, given->program);
-    unlink(built);
-
-    char *argv[8];
-    int argc = 0;
-    argv[argc++] = "make";
-    argv[argc++] = "-s";
-    argv[argc++] = "-f";
-    argv[argc++] = "Makefile.labs";
-    argv[argc++] = out_argument;
-    /* As ./memlab takes it: "80;90" or "80 90". */
-    const char *architectures = getenv("MEMLAB_CUDA_ARCH");
-    if (architectures != NULL && architectures[0] != '\0') {
-        snprintf(arch_argument, sizeof arch_argument, "CUDA_ARCH=%s", architectures);
-        for (char *c = arch_argument; *c != '\0'; c++)
-            if (*c == ';')
-                *c = ' ';
-        argv[argc++] = arch_argument;
-    }
-    argv[argc++] = (char *)given->program;
-    argv[argc] = NULL;
-
-    process_result result;
-    int status = process_run(argv, grading->tree, log_path, log_path, BUILD_TIME_LIMIT_S, &result);
-    if (status == 0 && rename(built, program_path) != 0) {
-        char *copy_argv[] = {"cp", "-p", built, (char *)program_path, NULL};
-        process_result copied;
-        status = process_run(copy_argv, NULL, NULL, NULL, BUILD_TIME_LIMIT_S, &copied);
-    }
-    if (status == 0)
-        return 0;
-    if (!result.started)
-        *messages = strdup("make could not be run: install make (and the CUDA toolkit)");
-    else if (result.timed_out)
-        *messages = strdup("the build ran past its time limit");
-    else
-        *messages = compiler_messages(log_path);
-    return -1;
-}
-
-/* The reference program goes in the scratch directory, or with --build-dir beside the build,
- * with a copy of the source it was built from: a later grading with the same --build-dir reuses
- * it while the lab source is the same. Returns 1 when it reuses one. */
-static int reuse_reference(const options *given, session *grading)
-{
-    if (given->build_dir == NULL) {
-        join(grading->reference, sizeof grading->reference, grading->scratch, "reference");
-        return 0;
-    }
-    char source[PATH_SIZE], kept_source[PATH_SIZE];
-    path_format(grading->reference, sizeof grading->reference, "%s/reference-%s",
-                given->build_dir, given->program);
-    path_format(kept_source, sizeof kept_source, "%s.cu", grading->reference);
-    path_format(source, sizeof source, "%s/labs/%s/%s.cu", given->root, grading->lab_directory,
-                given->program);
-    char *current = read_whole_file(source), *kept = read_whole_file(kept_source);
-    int same = current != NULL && kept != NULL && strcmp(current, kept) == 0 &&
-               is_executable(grading->reference);
-    free(current);
-    free(kept);
-    if (same)
-        note("reusing the reference solution built in %s", given->build_dir);
-    return same;
-}
-
-static void keep_reference(const options *given, const session *grading)
-{
-    if (given->build_dir == NULL)
-        return;
-    char source[PATH_SIZE], kept_source[PATH_SIZE];
-    path_format(kept_source, sizeof kept_source, "%s.cu", grading->reference);
-    path_format(source, sizeof source, "%s/labs/%s/%s.cu", given->root, grading->lab_directory,
-                given->program);
-    copy_file(source, kept_source);
+    free(said);
 }
 
 /* ---- running a case ------------------------------------------------------------------------ */
@@ -438,13 +515,19 @@ static void read_sanitizer_log(const char *path, lab_run *run)
     free(log);
 }
 
-/* Runs `program` with the case's arguments; fills `run`. model: add --model (predictions only). */
-static void run_lab(session *grading, const char *program, const grading_case *one, int model,
-                    lab_run *run)
+/* Runs the lab program with the case's arguments; fills `run`.
+ *   kind RUN_SUBMISSION: with --kernels the submission's fatbin (under compute-sanitizer for a
+ *                        memcheck or racecheck case);
+ *   kind RUN_REFERENCE:  the program's own kernels, the instructor's solution;
+ *   kind RUN_MODEL:      --model, predictions only. */
+typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_MODEL } run_kind;
+
+static void run_lab(session *grading, const grading_case *one, run_kind kind, lab_run *run)
 {
     memset(run, 0, sizeof *run);
     run->ran = 1;
-    run->time_limit_s = model ? MODEL_TIME_LIMIT_S : one->timeout_s;
+    run->time_limit_s = kind == RUN_MODEL ? MODEL_TIME_LIMIT_S : one->timeout_s;
+    run->output_cap_bytes = OUTPUT_CAP_BYTES;
     int number = ++grading->runs;
     char json_path[PATH_SIZE], stdout_path[PATH_SIZE], stderr_path[PATH_SIZE], log_path[PATH_SIZE];
     path_format(json_path, sizeof json_path, "%s/run-%d.json", grading->scratch, number);
@@ -457,7 +540,7 @@ static void run_lab(session *grading, const char *program, const grading_case *o
     char *argv[MAX_ARGUMENTS];
     int argc = 0;
     const char *tool = NULL;
-    if (!model && rubric_case_sanitizer(one, &tool)) {
+    if (kind == RUN_SUBMISSION && rubric_case_sanitizer(one, &tool)) {
         run->sanitizer = tool;
         run->sanitizer_errors = -1; /* until its log says otherwise */
         argv[argc++] = grading->sanitizer;
@@ -469,16 +552,20 @@ static void run_lab(session *grading, const char *program, const grading_case *o
         argv[argc++] = "--report-api-errors";
         argv[argc++] = "no";
     }
-    argv[argc++] = (char *)program;
+    argv[argc++] = grading->program;
     char *saved = NULL;
-    for (char *word = strtok_r(arguments, " \t", &saved); word != NULL && argc < MAX_ARGUMENTS - 8;
+    for (char *word = strtok_r(arguments, " \t", &saved); word != NULL && argc < MAX_ARGUMENTS - 10;
          word = strtok_r(NULL, " \t", &saved))
         argv[argc++] = word;
     if (tool != NULL) {
         argv[argc++] = "--metrics";
         argv[argc++] = "none";
     }
-    if (model)
+    if (kind == RUN_SUBMISSION) {
+        argv[argc++] = "--kernels";
+        argv[argc++] = grading->fatbin;
+    }
+    if (kind == RUN_MODEL)
         argv[argc++] = "--model";
     argv[argc++] = "--format";
     argv[argc++] = "json";
@@ -487,11 +574,16 @@ static void run_lab(session *grading, const char *program, const grading_case *o
     argv[argc] = NULL;
 
     process_result result;
-    process_run(argv, grading->scratch, stdout_path, stderr_path, run->time_limit_s, &result);
+    process_run_capped(argv, grading->scratch, stdout_path, stderr_path, run->time_limit_s,
+                       OUTPUT_CAP_BYTES, FILE_LIMIT_BYTES, &result);
     run->timed_out = result.timed_out;
     run->signal = result.signal;
     run->exit_status = result.exit_status;
+    run->output_cut_bytes = result.cut_bytes;
     process_file_tail(stderr_path, run->stderr_tail, sizeof run->stderr_tail);
+    student_words_in_place(grading, run->stderr_tail, sizeof run->stderr_tail);
+    process_file_tail(stdout_path, run->stdout_tail, sizeof run->stdout_tail);
+    student_words_in_place(grading, run->stdout_tail, sizeof run->stdout_tail);
     if (!result.started) {
         run->exit_status = 127;
         if (tool != NULL)
@@ -503,26 +595,16 @@ static void run_lab(session *grading, const char *program, const grading_case *o
         run->report = cJSON_Parse(json);
         free(json);
     }
-    if (tool != NULL && result.started)
+    if (tool != NULL && result.started) {
         read_sanitizer_log(log_path, run);
+        student_words_in_place(grading, run->sanitizer_log, sizeof run->sanitizer_log);
+    }
 }
 
 static void free_run(lab_run *run)
 {
     cJSON_Delete(run->report);
     run->report = NULL;
-}
-
-/* The last non-empty line of a run's stderr: where the lab programs say what went wrong. */
-static void last_line(const char *text_in, char *line, size_t size)
-{
-    const char *end = text_in + strlen(text_in);
-    while (end > text_in && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    const char *start = end;
-    while (start > text_in && start[-1] != '\n')
-        start--;
-    snprintf(line, size, "%.*s", (int)(end - start), start);
 }
 
 /* The first "not graded" line of a case's output, without the words: the reason. */
@@ -545,7 +627,7 @@ static void grade_cases(session *grading, grade_result *result)
         const grading_case *rubric_case = one->rubric_case;
         note("case %s ...", rubric_case->name);
         lab_run submission, reference = {0}, model = {0};
-        run_lab(grading, grading->student, rubric_case, 0, &submission);
+        run_lab(grading, rubric_case, RUN_SUBMISSION, &submission);
 
         /* Without a GPU no case can run: stop here rather than try every one. */
         if (!submission.timed_out && submission.signal == 0 &&
@@ -558,11 +640,10 @@ static void grade_cases(session *grading, grade_result *result)
             free_run(&submission);
             return;
         }
-        int have_reference = grading->reference[0] != '\0';
-        if (rubric_case_needs_reference(rubric_case) && have_reference)
-            run_lab(grading, grading->reference, rubric_case, 0, &reference);
-        if (rubric_case_needs_model(rubric_case) && have_reference)
-            run_lab(grading, grading->reference, rubric_case, 1, &model);
+        if (rubric_case_needs_reference(rubric_case) && grading->have_reference)
+            run_lab(grading, rubric_case, RUN_REFERENCE, &reference);
+        if (rubric_case_needs_model(rubric_case))
+            run_lab(grading, rubric_case, RUN_MODEL, &model);
 
         text_buffer output = {0};
         one->status = evaluate_case(rubric_case, &submission,
@@ -674,6 +755,10 @@ static int print_visible_cases(const char *path)
     return EXIT_PASSED;
 }
 
+static const char usage_line[] =
+    "usage: memlab grade LAB SUBMISSION.cu --program PATH [--format text|gradescope|prairielearn] "
+    "[--out FILE] [--cases FILE] [--case NAME]";
+
 static int parse_options(int argc, char **argv, options *given)
 {
     memset(given, 0, sizeof *given);
@@ -684,7 +769,7 @@ static int parse_options(int argc, char **argv, options *given)
         const char *flag = argv[i];
         int takes_value = strcmp(flag, "--root") == 0 || strcmp(flag, "--format") == 0 ||
                           strcmp(flag, "--out") == 0 || strcmp(flag, "--cases") == 0 ||
-                          strcmp(flag, "--case") == 0 || strcmp(flag, "--build-dir") == 0;
+                          strcmp(flag, "--case") == 0 || strcmp(flag, "--program") == 0;
         if (takes_value && (i + 1 == argc || argv[i + 1][0] == '\0'))
             return usage_error("%s needs a value", flag);
         if (strcmp(flag, "--root") == 0) {
@@ -707,8 +792,11 @@ static int parse_options(int argc, char **argv, options *given)
             given->case_files[given->case_file_count++] = argv[++i];
         } else if (strcmp(flag, "--case") == 0) {
             given->only_case = argv[++i];
+        } else if (strcmp(flag, "--program") == 0) {
+            given->program = argv[++i];
         } else if (strcmp(flag, "--build-dir") == 0) {
-            given->build_dir = argv[++i];
+            return usage_error("%s", "--build-dir is gone: the grader builds nothing, it runs the "
+                                     "lab program given with --program");
         } else if (flag[0] == '-' || flag[0] == '\0') {
             return usage_error("unknown option '%s' (see tools/README.md)", flag);
         } else if (positional_count < 2) {
@@ -719,13 +807,12 @@ static int parse_options(int argc, char **argv, options *given)
         }
     }
     if (positional_count < 2)
-        return usage_error("%s", "usage: memlab grade LAB SUBMISSION.cu [--format "
-                                 "text|gradescope|prairielearn] [--out FILE] [--cases FILE] "
-                                 "[--case NAME]");
-    given->program = positional[0];
+        return usage_error("%s", usage_line);
+    given->lab = positional[0];
     given->submission = positional[1];
-    if (given->build_dir != NULL && given->build_dir[0] != '/')
-        return usage_error("--build-dir must be an absolute path, got '%s'", given->build_dir);
+    if (given->program == NULL)
+        return usage_error("--program PATH is needed: the instructor's built lab program "
+                           "(./memlab grade passes build/labs/%s)", given->lab);
     return EXIT_PASSED;
 }
 
@@ -744,13 +831,15 @@ int main(int argc, char **argv)
         return status;
 
     session grading = {0};
-    if (find_lab_directory(given.root, given.program, grading.lab_directory,
+    if (find_lab_directory(given.root, given.lab, grading.lab_directory,
                            sizeof grading.lab_directory) != 0)
-        return usage_error("no lab '%s' here (labs/NN_LAB/LAB.cu)", given.program);
-    FILE *submission = fopen(given.submission, "rb");
-    if (submission == NULL)
-        return usage_error("cannot read the submission %s", given.submission);
-    fclose(submission);
+        return usage_error("no lab '%s' here (labs/NN_LAB/LAB.cu)", given.lab);
+    status = check_program(&given, &grading);
+    if (status != EXIT_PASSED)
+        return status;
+    status = check_submission(given.submission);
+    if (status != EXIT_PASSED)
+        return status;
     if (given.out_path != NULL && !can_write(given.out_path))
         return usage_error("cannot write %s", given.out_path);
     rubric_set cases = {0};
@@ -763,9 +852,13 @@ int main(int argc, char **argv)
     struct timespec start, end;
     clock_gettime(CLOCK_MONOTONIC, &start);
     grade_result result = {0};
-    result.lab = given.program;
+    result.lab = given.lab;
     const char *slash = strrchr(given.submission, '/');
     result.submission = slash != NULL ? slash + 1 : given.submission;
+    char graded_as[PATH_SIZE];
+    path_format(graded_as, sizeof graded_as, "labs/%s/kernels.cu", grading.lab_directory);
+    result.graded_as = graded_as;
+    result.program = given.lab;
     result.compiled = 1;
     result.gradable = 1;
     result.cases = calloc((size_t)cases.count, sizeof *result.cases);
@@ -777,47 +870,29 @@ int main(int argc, char **argv)
         result.cases[result.case_count++].rubric_case = &cases.cases[i];
     }
 
-    if (prepare_tree(&given, &grading) != 0) {
+    /* The scratch directory: the submission's copy, its fatbin, each run's files. */
+    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    path_format(grading.scratch, sizeof grading.scratch, "%s/memlab-grade-XXXXXX", temporary);
+    submission_names(given.submission, &grading);
+    char error[1024];
+    if (mkdtemp(grading.scratch) == NULL) {
         result.gradable = 0;
         snprintf(result.reason, sizeof result.reason,
-                 "the grader could not prepare its scratch directory (%s)", strerror(errno));
+                 "the grader could not make its scratch directory in %.900s (%s)", temporary,
+                 strerror(errno));
+        grading.scratch[0] = '\0';
+    } else if (copy_submission(given.submission, &grading, error, sizeof error) != 0) {
+        result.gradable = 0;
+        snprintf(result.reason, sizeof result.reason, "%s", error);
     }
     find_sanitizer(grading.sanitizer, sizeof grading.sanitizer);
-
-    /* A student pack holds no reference solution; the instructor's tree does. */
+    /* A student pack's programs carry the student version of the kernels: no reference. */
     char pack_marker[PATH_SIZE];
     join(pack_marker, sizeof pack_marker, given.root, "STUDENT.md");
-    char *messages = NULL, built_as[PATH_SIZE];
-    if (result.gradable && !exists(pack_marker) && !reuse_reference(&given, &grading)) {
-        note("building the reference solution of %s", given.program);
-        if (build_lab(&given, &grading, grading.reference, "build-reference.log", &messages) == 0) {
-            keep_reference(&given, &grading);
-        } else {
-            result.gradable = 0;
-            snprintf(result.reason, sizeof result.reason,
-                     "the instructor's lab does not build on the grading host: %.900s", messages);
-            free(messages);
-            messages = NULL;
-        }
-    }
-    if (result.gradable) {
-        char placed[PATH_SIZE];
-        path_format(placed, sizeof placed, "%s/labs/%s/%s.cu", grading.tree, grading.lab_directory,
-                 given.program);
-        path_format(built_as, sizeof built_as, "labs/%s/%s.cu", grading.lab_directory,
-                    given.program);
-        result.built_as = built_as;
-        join(grading.student, sizeof grading.student, grading.scratch, "submission");
-        note("building the submission %s", given.submission);
-        if (copy_file(given.submission, placed) != 0) {
-            result.gradable = 0;
-            snprintf(result.reason, sizeof result.reason, "cannot copy the submission");
-        } else if (build_lab(&given, &grading, grading.student, "build-submission.log",
-                             &messages) != 0) {
-            result.compiled = 0;
-            result.build_output = messages;
-        }
-    }
+    grading.have_reference = !exists(pack_marker);
+
+    if (result.gradable)
+        compile_submission(&grading, &result);
     if (result.compiled && result.gradable)
         grade_cases(&grading, &result);
 

@@ -71,7 +71,8 @@ static char *case_output(const grade_result *result, const case_result *one)
 {
     text_buffer buffer = {0};
     if (!result->compiled)
-        text_append(&buffer, "not run: the submission did not compile\n");
+        text_append(&buffer, "not run: the submission %s\n",
+                    result->refused ? "was refused" : "did not compile");
     else if (!one->ran)
         text_append(&buffer, "not graded: %s\n", result->reason);
     else
@@ -96,6 +97,9 @@ static void summary(const grade_result *result, text_buffer *buffer)
             failed++;
     }
     text_append(buffer, "memlab grade: lab %s, submission %s\n", result->lab, result->submission);
+    if (result->graded_as != NULL)
+        text_append(buffer, "graded as %s, run by the instructor's %s program\n",
+                    result->graded_as, result->program != NULL ? result->program : result->lab);
     text_append(buffer, "score: %g / %g (%d of %d cases passed", grade_score(result),
                 grade_max_score(result), result->case_count - failed - not_graded,
                 result->case_count);
@@ -104,12 +108,15 @@ static void summary(const grade_result *result, text_buffer *buffer)
     if (not_graded > 0)
         text_append(buffer, ", %d not graded", not_graded);
     text_append(buffer, ")\n");
-    if (!result->compiled) {
+    if (!result->compiled && result->refused) {
+        text_append(buffer, "\nThe submission was refused before it was compiled, so no case "
+                            "ran: score 0.\n%s\n",
+                    result->build_output != NULL ? result->build_output : "");
+    } else if (!result->compiled) {
         char *messages = cut(result->build_output != NULL ? result->build_output : "",
                              MAX_BUILD_OUTPUT);
         text_append(buffer, "\nThe submission did not compile, so no case ran: score 0. The "
-                            "compiler said (the submission was built as %s):\n%s",
-                    result->built_as != NULL ? result->built_as : "the lab source", messages);
+                            "compiler said:\n%s", messages);
         free(messages);
     } else if (!result->gradable) {
         text_append(buffer, "\nNOT GRADED: %s\nNo points are given for a case that could not "
@@ -214,7 +221,7 @@ char *results_prairielearn(const grade_result *result)
 
     text_buffer buffer = {0};
     if (!result->compiled)
-        text_append(&buffer, "The submission did not compile.");
+        text_append(&buffer, "The submission %s.", result->refused ? "was refused" : "did not compile");
     else if (!result->gradable)
         text_append(&buffer, "Not graded: %s", result->reason);
     else

@@ -4,8 +4,8 @@
  * tests[] of {name, score, max_score, status "passed"|"failed", output, visibility}.
  * PrairieLearn (results.json of its external grader): gradable, score in [0, 1], message,
  * output, tests[] of {name, description, points, max_points, message, output}; a submission
- * that did not compile, or that this host could not grade, is "gradable": false with the reason
- * (format_errors holds the compiler's messages).
+ * that was refused or did not compile, or that this host could not grade, is "gradable": false
+ * with the reason (format_errors holds the refusal or the compiler's messages).
  * Text: a summary line, then one block per case:  case NAME: PASS|FAIL|NOT GRADED, S / P points
  *
  * Points come only from cases that ran and passed: a case that did not run or could not be
@@ -27,8 +27,11 @@ typedef struct {
 typedef struct {
     const char *lab;
     const char *submission;     /* the submitted file's name */
-    const char *built_as;       /* where the submission was put in the scratch tree */
-    int compiled;               /* 0: the build failed; build_output holds the messages */
+    const char *graded_as;      /* the lab file it stands for: "labs/04_coalescing/kernels.cu" */
+    const char *program;        /* the lab program that ran it: "coalescing" */
+    int compiled;               /* 0: refused or not compiled; build_output says why */
+    int refused;                /* with compiled 0: refused before the compiler saw it (an
+                                   #include of another file, ...); build_output is one line */
     char *build_output;
     int gradable;               /* 0: this host could not grade it; reason says why */
     char reason[1024];

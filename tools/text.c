@@ -54,3 +54,49 @@ void text_free(text_buffer *buffer)
     buffer->data = NULL;
     buffer->length = buffer->capacity = 0;
 }
+
+/* The length of the valid UTF-8 sequence at text, or 0. */
+static size_t utf8_length(const unsigned char *text)
+{
+    size_t length;
+    unsigned int lowest;
+    if (text[0] >= 0xc2 && text[0] <= 0xdf) {
+        length = 2;
+        lowest = 0x80;
+    } else if (text[0] >= 0xe0 && text[0] <= 0xef) {
+        length = 3;
+        lowest = 0x800;
+    } else if (text[0] >= 0xf0 && text[0] <= 0xf4) {
+        length = 4;
+        lowest = 0x10000;
+    } else {
+        return 0;
+    }
+    unsigned int code = text[0] & (0x7f >> length);
+    for (size_t i = 1; i < length; i++) {
+        if ((text[i] & 0xc0) != 0x80)
+            return 0;
+        code = (code << 6) | (text[i] & 0x3f);
+    }
+    if (code < lowest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+        return 0;
+    return length;
+}
+
+void text_sanitize(char *text)
+{
+    unsigned char *p = (unsigned char *)text;
+    while (*p != '\0') {
+        if (*p >= 0x80) {
+            size_t length = utf8_length(p);
+            if (length == 0)
+                *p++ = '?';
+            else
+                p += length;
+            continue;
+        }
+        if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+            *p = '?';
+        p++;
+    }
+}

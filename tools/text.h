@@ -19,4 +19,9 @@ char *text_take(text_buffer *buffer);
 
 void text_free(text_buffer *buffer);
 
+/* Makes text from a child process safe to show: every control character but newline and tab,
+ * and every byte that is not part of valid UTF-8, becomes '?' (in place). A program's output
+ * cannot then move a terminal's cursor or break the JSON a grading platform reads. */
+void text_sanitize(char *text);
+
 #endif

@@ -1,12 +1,7 @@
-/* Lab 03: constant memory and read-only loads.
- *
- * __constant__ memory (64 KB) is read through a small cache in each SM, the indexed constant
- * cache (IDC), which serves a warp's load one address at a time and hands each word to every
- * lane that asked for it. When all 32 lanes of a warp read the same word (a broadcast) the load
- * costs one request; when they read N different words it costs N requests, one after another.
- * Read-only data can also take the ordinary load path through L1: a pointer marked
- * const __restrict__ and read with __ldg is served like any global load, in 32-byte sectors,
- * all lanes at once.
+/* Lab 03: constant memory and read-only loads. The host program (the instructor's): sizes,
+ * variants, launches, the access model's predictions, the CPU reference. The kernels are in
+ * kernels.cu, loaded by name (--kernels FILE runs another kernels file); the mask and the pattern
+ * table reach its __constant__ arrays by name too (ml_copy_to_symbol).
  *
  * Variants:
  *   global              2D convolution, the mask read from a plain float * in global memory
@@ -21,8 +16,7 @@
  * pixel too; their GB/s counts the bytes their loads hand to the threads.
  *
  * Words read by the divergent variants are --spacing floats apart; the default 16 (64 bytes)
- * puts each in a cache line of its own, so the count of different words is also the count of
- * different lines, whichever of the two the cache serialises on. --spacing 1 asks which it is.
+ * puts each in a cache line of its own. --spacing 1 puts them next to each other.
  *
  * Build:  ./memlab run constant_ldg --help     (or: make -f Makefile.labs constant_ldg)
  * Try:    constant_ldg --variant constant_divergent --sweep distinct=1:32
@@ -35,14 +29,14 @@
 
 #include "memlab.h"
 
+#include "constant_ldg.h"           /* MAX_MASK, the pattern table's layout: shared with kernels.cu */
+
+static_assert(WARP_LANES == ML_WARP_SIZE, "kernels.cu and the access model must agree on a warp");
+
 #define BLOCK_COLS 32               /* a convolution block is 32 x 8 threads: a warp is 32 */
 #define BLOCK_ROWS 8                /* neighbouring pixels of one image row */
-#define MAX_MASK 15
-#define MAX_MASK_TAPS (MAX_MASK * MAX_MASK)
 
 #define PATTERN_THREADS 256
-#define SLOT_FLOATS 16              /* 64 bytes: one line of the constant cache */
-#define TABLE_FLOATS (ML_WARP_SIZE * SLOT_FLOATS)
 #define ROUNDS 512                  /* loads each thread of a pattern variant makes */
 
 /* Work a CPU reference may do in full; a larger problem is checked on a sample of pixels. */
@@ -58,148 +52,6 @@ static const ml_param params[PARAM_COUNT] = {
     {"distinct", 32, 1, ML_WARP_SIZE, "divergent variants: different words a warp reads"},
     {"spacing", SLOT_FLOATS, 1, SLOT_FLOATS, "divergent variants: floats between those words"},
 };
-
-/* ---- the convolution, the mask in three places -----------------------------------------------
- *
- * Thread (x, y) of block (bx, by) computes pixel (8 by + y, 32 bx + x), so a warp covers 32
- * neighbouring pixels of one row. All three kernels read the image the same way; only where the
- * mask comes from differs. A warp reads each mask weight with all its lanes at once: the same
- * address, a broadcast. */
-
-/* Pixel col of an image row, or 0 left or right of the image: the zero border. The lanes of a
- * warp outside the image make no load. */
-static __device__ float pixel_or_zero(const float *image_row, int cols, int col)
-{
-    return col >= 0 && col < cols ? image_row[col] : 0.0f;
-}
-
-static __global__ void convolve_global(const float *image, const float *mask, float *out, int rows,
-                                       int cols, int mask_width)
-{
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= rows || col >= cols)
-        return;
-    int radius = mask_width / 2;
-    float sum = 0.0f;
-    for (int i = 0; i < mask_width; i++) {
-        /* A mask row above or below the image adds nothing; a warp (one image row) skips it. */
-        int image_row = row + i - radius;
-        if (image_row < 0 || image_row >= rows)
-            continue;
-        const float *pixels = image + (size_t)image_row * cols;
-        for (int j = 0; j < mask_width; j++)
-            sum += mask[i * mask_width + j] * pixel_or_zero(pixels, cols, col + j - radius);
-    }
-    out[(size_t)row * cols + col] = sum;
-}
-
-/* The mask in constant memory, filled from the host with cudaMemcpyToSymbol. Every thread reads
- * weight (i, j) at the same time, so the compiler may fetch it once per warp into a uniform
- * register (ULDC in the SASS) instead of with an LDC. */
-// BEGIN SOLUTION
-// TODO: declare mask_constant, MAX_MASK_TAPS floats in constant memory.
-static __constant__ float mask_constant[MAX_MASK_TAPS];
-// END SOLUTION
-
-static __global__ void convolve_constant(const float *image, float *out, int rows, int cols,
-                                         int mask_width)
-{
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= rows || col >= cols)
-        return;
-    float sum = 0.0f;
-    // BEGIN SOLUTION
-    // TODO: the sum convolve_global makes, each weight read from mask_constant.
-    int radius = mask_width / 2;
-    for (int i = 0; i < mask_width; i++) {
-        int image_row = row + i - radius;
-        if (image_row < 0 || image_row >= rows)
-            continue;
-        const float *pixels = image + (size_t)image_row * cols;
-        for (int j = 0; j < mask_width; j++)
-            sum += mask_constant[i * mask_width + j] * pixel_or_zero(pixels, cols, col + j - radius);
-    }
-    // END SOLUTION
-    out[(size_t)row * cols + col] = sum;
-}
-
-/* __restrict__ promises that nothing else writes the mask while the kernel runs, and __ldg
- * loads it through the read-only (non-coherent) path of L1. */
-static __global__ void convolve_ldg(const float *image, const float *__restrict__ mask, float *out,
-                                    int rows, int cols, int mask_width)
-{
-    int col = blockIdx.x * blockDim.x + threadIdx.x;
-    int row = blockIdx.y * blockDim.y + threadIdx.y;
-    if (row >= rows || col >= cols)
-        return;
-    float sum = 0.0f;
-    // BEGIN SOLUTION
-    // TODO: the sum convolve_global makes, each weight loaded with __ldg.
-    int radius = mask_width / 2;
-    for (int i = 0; i < mask_width; i++) {
-        int image_row = row + i - radius;
-        if (image_row < 0 || image_row >= rows)
-            continue;
-        const float *pixels = image + (size_t)image_row * cols;
-        for (int j = 0; j < mask_width; j++)
-            sum += __ldg(&mask[i * mask_width + j]) * pixel_or_zero(pixels, cols, col + j - radius);
-    }
-    // END SOLUTION
-    out[(size_t)row * cols + col] = sum;
-}
-
-/* ---- the access patterns on their own --------------------------------------------------------
- *
- * A table of 32 slots of 16 floats (64 bytes each), in constant memory and in global memory.
- * Round r reads word r % 16 of the thread's slot, so every load of a thread is at a new address
- * (the compiler can neither drop nor merge one) and a warp's loads stay within a few lines that
- * the cache keeps. Every thread makes all ROUNDS
- * loads, including those past the last pixel, so every warp is whole; only the store is guarded.
- * The round count comes in as an argument: a constant one would let the compiler unroll the
- * whole loop and see that the words repeat. */
-
-/* Aligned like a cudaMalloc buffer, so that a slot is exactly one 64-byte line. */
-static __constant__ __align__(256) float table_constant[TABLE_FLOATS];
-
-/* Warp w of a block reads slot w % 32 with all its lanes: one address per load. */
-static __global__ void read_constant_broadcast(float *out, size_t n, unsigned rounds)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned slot = threadIdx.x / ML_WARP_SIZE % ML_WARP_SIZE;
-    float sum = 0.0f;
-    for (unsigned r = 0; r < rounds; r++)
-        sum += table_constant[slot * SLOT_FLOATS + r % SLOT_FLOATS];
-    if (i < n)
-        out[i] = sum;
-}
-
-/* Lane i reads slot i % distinct: `distinct` different words each load. */
-static __global__ void read_constant_divergent(float *out, size_t n, unsigned distinct,
-                                               unsigned spacing, unsigned rounds)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned slot = threadIdx.x % ML_WARP_SIZE % distinct;
-    float sum = 0.0f;
-    for (unsigned r = 0; r < rounds; r++)
-        sum += table_constant[slot * spacing + r % SLOT_FLOATS];
-    if (i < n)
-        out[i] = sum;
-}
-
-/* The same words from global memory, through the read-only path. */
-static __global__ void read_ldg_divergent(const float *__restrict__ table, float *out, size_t n,
-                                          unsigned distinct, unsigned spacing, unsigned rounds)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    unsigned slot = threadIdx.x % ML_WARP_SIZE % distinct;
-    float sum = 0.0f;
-    for (unsigned r = 0; r < rounds; r++)
-        sum += __ldg(&table[slot * spacing + r % SLOT_FLOATS]);
-    if (i < n)
-        out[i] = sum;
-}
 
 /* ---- launches ------------------------------------------------------------------------------- */
 
@@ -220,47 +72,73 @@ static dim3 convolution_grid(const long long *param)
                 ml_blocks_for((size_t)param[PARAM_ROWS], BLOCK_ROWS));
 }
 
+/* The convolutions' int arguments: rows, cols and mask width. */
+typedef struct {
+    int rows, cols, mask_width;
+} convolution_sizes;
+
+static convolution_sizes sizes_of(const long long *param)
+{
+    convolution_sizes sizes = {(int)param[PARAM_ROWS], (int)param[PARAM_COLS], (int)param[PARAM_MASK]};
+    return sizes;
+}
+
+/* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
+ * kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
 static void launch_global(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    const long long *param = problem->param;
-    convolve_global<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
-        state->image, state->mask, problem->output, (int)param[PARAM_ROWS],
-        (int)param[PARAM_COLS], (int)param[PARAM_MASK]);
+    convolution_sizes sizes = sizes_of(problem->param);
+    /* convolve_global<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, mask, out, rows, cols,
+     *                                                        mask_width) */
+    void *arguments[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
+                         &sizes.rows, &sizes.cols, &sizes.mask_width};
+    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
+              arguments);
 }
 
 static void launch_constant(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    const long long *param = problem->param;
-    convolve_constant<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
-        state->image, problem->output, (int)param[PARAM_ROWS], (int)param[PARAM_COLS],
-        (int)param[PARAM_MASK]);
+    convolution_sizes sizes = sizes_of(problem->param);
+    /* convolve_constant<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, out, rows, cols,
+     *                                                          mask_width) */
+    void *arguments[] = {(void *)&state->image, (void *)&problem->output, &sizes.rows,
+                         &sizes.cols, &sizes.mask_width};
+    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
+              arguments);
 }
 
 static void launch_ldg(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    const long long *param = problem->param;
-    convolve_ldg<<<convolution_grid(param), dim3(BLOCK_COLS, BLOCK_ROWS)>>>(
-        state->image, state->mask, problem->output, (int)param[PARAM_ROWS],
-        (int)param[PARAM_COLS], (int)param[PARAM_MASK]);
+    convolution_sizes sizes = sizes_of(problem->param);
+    /* convolve_ldg<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, mask, out, rows, cols,
+     *                                                     mask_width) */
+    void *arguments[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
+                         &sizes.rows, &sizes.cols, &sizes.mask_width};
+    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
+              arguments);
 }
 
 static void launch_constant_broadcast(const ml_problem *problem)
 {
     size_t n = pixel_count(problem->param);
-    read_constant_broadcast<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
-        problem->output, n, ROUNDS);
+    unsigned rounds = ROUNDS;
+    /* read_constant_broadcast<<<blocks, PATTERN_THREADS>>>(out, n, ROUNDS) */
+    void *arguments[] = {(void *)&problem->output, &n, &rounds};
+    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
 }
 
 static void launch_constant_divergent(const ml_problem *problem)
 {
     const long long *param = problem->param;
     size_t n = pixel_count(param);
-    read_constant_divergent<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
-        problem->output, n, (unsigned)param[PARAM_DISTINCT], (unsigned)param[PARAM_SPACING],
-        ROUNDS);
+    unsigned distinct = (unsigned)param[PARAM_DISTINCT], spacing = (unsigned)param[PARAM_SPACING];
+    unsigned rounds = ROUNDS;
+    /* read_constant_divergent<<<blocks, PATTERN_THREADS>>>(out, n, distinct, spacing, ROUNDS) */
+    void *arguments[] = {(void *)&problem->output, &n, &distinct, &spacing, &rounds};
+    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
 }
 
 static void launch_ldg_divergent(const ml_problem *problem)
@@ -268,9 +146,12 @@ static void launch_ldg_divergent(const ml_problem *problem)
     const lab_state *state = (const lab_state *)problem->state;
     const long long *param = problem->param;
     size_t n = pixel_count(param);
-    read_ldg_divergent<<<ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS>>>(
-        state->table, problem->output, n, (unsigned)param[PARAM_DISTINCT],
-        (unsigned)param[PARAM_SPACING], ROUNDS);
+    unsigned distinct = (unsigned)param[PARAM_DISTINCT], spacing = (unsigned)param[PARAM_SPACING];
+    unsigned rounds = ROUNDS;
+    /* read_ldg_divergent<<<blocks, PATTERN_THREADS>>>(table, out, n, distinct, spacing, ROUNDS) */
+    void *arguments[] = {(void *)&state->table, (void *)&problem->output, &n, &distinct, &spacing,
+                         &rounds};
+    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
@@ -469,24 +350,24 @@ static void predict_ldg_divergent(const long long *param, ml_prediction *predict
     "gld_requests,gld_transactions,gld_transactions_per_request,global_hit_rate"
 
 static const ml_variant variants[] = {
-    {"global", "convolution, mask from a plain float *: one global load per weight per warp",
-     CONVOLUTION_METRICS, launch_global, predict_global, (const void *)convolve_global,
+    {"global", "convolution, the mask read from a plain float * in global memory",
+     CONVOLUTION_METRICS, launch_global, predict_global, "convolve_global",
      BLOCK_COLS * BLOCK_ROWS},
-    {"constant", "convolution, mask in __constant__: a broadcast, no global load for it",
-     CONVOLUTION_METRICS, launch_constant, predict_constant, (const void *)convolve_constant,
+    {"constant", "the same convolution, the mask in __constant__ memory",
+     CONVOLUTION_METRICS, launch_constant, predict_constant, "convolve_constant",
      BLOCK_COLS * BLOCK_ROWS},
-    {"ldg", "convolution, mask through const __restrict__ and __ldg: the read-only path",
-     CONVOLUTION_METRICS, launch_ldg, predict_ldg, (const void *)convolve_ldg,
+    {"ldg", "the same convolution, the mask read through const __restrict__ and __ldg",
+     CONVOLUTION_METRICS, launch_ldg, predict_ldg, "convolve_ldg",
      BLOCK_COLS * BLOCK_ROWS},
-    {"constant_broadcast", "every lane of a warp reads one constant word: one request",
+    {"constant_broadcast", "every lane of a warp reads the same constant word",
      CONSTANT_PATTERN_METRICS, launch_constant_broadcast, predict_constant_broadcast,
-     (const void *)read_constant_broadcast, PATTERN_THREADS},
-    {"constant_divergent", "lanes read --distinct constant words: that many requests",
+     "read_constant_broadcast", PATTERN_THREADS},
+    {"constant_divergent", "the lanes of a warp read --distinct different constant words",
      CONSTANT_PATTERN_METRICS, launch_constant_divergent, predict_constant_divergent,
-     (const void *)read_constant_divergent, PATTERN_THREADS},
-    {"ldg_divergent", "the same words through __ldg: one request, a sector per word",
+     "read_constant_divergent", PATTERN_THREADS},
+    {"ldg_divergent", "the same words as constant_divergent, through __ldg from global memory",
      LDG_PATTERN_METRICS, launch_ldg_divergent, predict_ldg_divergent,
-     (const void *)read_ldg_divergent, PATTERN_THREADS},
+     "read_ldg_divergent", PATTERN_THREADS},
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 #define CONVOLUTION_VARIANTS 3      /* the first three of the table */
@@ -591,10 +472,11 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
     state->mask = (float *)ml_device_alloc((size_t)taps * sizeof(float));
     ML_CUDA_CHECK(cudaMemcpy(state->mask, mask, (size_t)taps * sizeof(float),
                              cudaMemcpyHostToDevice));
-    // BEGIN SOLUTION
-    // TODO: copy the taps weights of mask into mask_constant (cudaMemcpyToSymbol, checked).
-    ML_CUDA_CHECK(cudaMemcpyToSymbol(mask_constant, mask, (size_t)taps * sizeof(float)));
-    // END SOLUTION
+    /* The constant variant's mask: what cudaMemcpyToSymbol(mask_constant, mask, bytes) would
+     * do if the program linked kernels.cu. Only that variant needs the array, so the others run
+     * on a kernels file that does not declare it yet. */
+    if (problem->variant->launch == launch_constant)
+        ml_copy_to_symbol("mask_constant", mask, (size_t)taps * sizeof(float));
 
     size_t checked = choose_checked_pixels(param, NULL);
     float *reference = (float *)ml_host_alloc(checked * sizeof(float));
@@ -629,7 +511,10 @@ static void setup_pattern(ml_problem *problem, lab_state *state)
     float table[TABLE_FLOATS];
     for (unsigned k = 0; k < TABLE_FLOATS; k++)
         table[k] = ml_random_value(problem->seed, k);
-    ML_CUDA_CHECK(cudaMemcpyToSymbol(table_constant, table, sizeof table));
+    /* What cudaMemcpyToSymbol(table_constant, table, sizeof table) would do if the program
+     * linked kernels.cu; ldg_divergent reads only the copy in global memory. */
+    if (problem->variant->launch != launch_ldg_divergent)
+        ml_copy_to_symbol("table_constant", table, sizeof table);
     state->table = (float *)ml_device_alloc(sizeof table);
     ML_CUDA_CHECK(cudaMemcpy(state->table, table, sizeof table, cudaMemcpyHostToDevice));
 
@@ -684,7 +569,7 @@ static void teardown(ml_problem *problem)
 static const ml_lab lab = {
     "constant_ldg", "Lab 03: constant memory and read-only loads",
     params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL,
+    NULL, &ml_lab_kernels,
 };
 
 int main(int argc, char **argv)

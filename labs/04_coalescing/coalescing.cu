@@ -1,16 +1,12 @@
-/* Lab 04: coalesced vs strided vs misaligned global memory access.
- *
- * A warp's 32 loads are served in 32-byte sectors. When the 32 lanes read 32 consecutive floats
- * (128 bytes, aligned), the warp needs 4 sectors and uses every byte it moves: coalesced. When
- * lane i reads element i * stride, the same 32 floats are spread over up to 32 sectors, and most
- * of each sector is moved for nothing. This lab measures that waste with the hardware counters
- * and puts it beside what the access model predicts.
+/* Lab 04: coalesced vs strided vs misaligned global memory access. The host program (the
+ * instructor's): sizes, variants, launches, the access model's predictions, the CPU reference.
+ * The kernels are in kernels.cu, loaded by name (--kernels FILE runs another kernels file).
  *
  * Variants (each writes out[i] for i < n, one element per thread):
- *   coalesced  out[i] = in[i], 16 bytes (float4) per thread: the copy that approaches the ceiling
- *   strided    out[i] = in[i * stride]: efficiency 100 / stride % until one float per sector
- *   offset     out[i] = in[i + offset]: a misaligned start costs one extra sector per warp
- *   broadcast  out[i] = in[i / 32]: every lane of a warp reads the same address
+ *   coalesced  out[i] = in[i], 16 bytes (float4) per thread
+ *   strided    out[i] = in[i * stride]
+ *   offset     out[i] = in[i + offset]
+ *   broadcast  out[i] = in[i / 32]
  *
  * Build:  ./memlab run coalescing --help     (or: make -f Makefile.labs coalescing)
  * Try:    coalescing --variant strided --sweep stride=1:32
@@ -31,50 +27,6 @@ static const ml_param params[PARAM_COUNT] = {
     {"offset", 1, 0, 1024, "offset: elements the loads are shifted by from an aligned start"},
 };
 
-/* ---- kernels, from the best case to the worst ---------------------------------------------- */
-
-/* Each thread copies one float4; the last n % 4 floats are copied one by one by the first
- * threads. cudaMalloc returns 256-byte-aligned buffers, so the float4 accesses are aligned. */
-static __global__ void copy_coalesced(const float *in, float *out, size_t n)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // BEGIN SOLUTION
-    size_t vector_count = n / 4;
-    if (i < vector_count)
-        ((float4 *)out)[i] = ((const float4 *)in)[i];
-    size_t tail = vector_count * 4 + i;
-    if (tail < n)
-        out[tail] = in[tail];
-    // END SOLUTION
-}
-
-static __global__ void copy_strided(const float *in, float *out, size_t n, size_t stride)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // BEGIN SOLUTION
-    if (i < n)
-        out[i] = in[i * stride];
-    // END SOLUTION
-}
-
-static __global__ void copy_offset(const float *in, float *out, size_t n, size_t offset)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // BEGIN SOLUTION
-    if (i < n)
-        out[i] = in[i + offset];
-    // END SOLUTION
-}
-
-static __global__ void copy_broadcast(const float *in, float *out, size_t n)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    // BEGIN SOLUTION
-    if (i < n)
-        out[i] = in[i / 32];
-    // END SOLUTION
-}
-
 /* ---- what each variant reads, launches and should cost ------------------------------------ */
 
 typedef struct {
@@ -88,37 +40,43 @@ static uint64_t source_strided(uint64_t i, const long long *param) { return i * 
 static uint64_t source_offset(uint64_t i, const long long *param) { return i + (uint64_t)param[PARAM_OFFSET]; }
 static uint64_t source_broadcast(uint64_t i, const long long *param) { (void)param; return i / 32; }
 
+/* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
+ * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
 static void launch_coalesced(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
     size_t threads = n / 4 > n % 4 ? n / 4 : n % 4;
-    copy_coalesced<<<ml_blocks_for(threads, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        state->in, problem->output, n);
+    /* copy_coalesced<<<blocks, THREADS_PER_BLOCK>>>(in, out, n) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
+    ml_launch(problem, ml_blocks_for(threads, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 static void launch_strided(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    copy_strided<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        state->in, problem->output, n, (size_t)problem->param[PARAM_STRIDE]);
+    size_t n = (size_t)problem->param[PARAM_N], stride = (size_t)problem->param[PARAM_STRIDE];
+    /* copy_strided<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, stride) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &stride};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 static void launch_offset(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    copy_offset<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        state->in, problem->output, n, (size_t)problem->param[PARAM_OFFSET]);
+    size_t n = (size_t)problem->param[PARAM_N], offset = (size_t)problem->param[PARAM_OFFSET];
+    /* copy_offset<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, offset) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &offset};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 static void launch_broadcast(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    copy_broadcast<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        state->in, problem->output, n);
+    /* copy_broadcast<<<blocks, THREADS_PER_BLOCK>>>(in, out, n) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 /* The lanes of a warp whose first lane is element `first`: all 32, or fewer at the end. */
@@ -239,14 +197,14 @@ static void predict_broadcast(const long long *param, ml_prediction *prediction)
 typedef uint64_t (*source_function)(uint64_t, const long long *);
 
 static const ml_variant variants[] = {
-    {"coalesced", "out[i] = in[i], 16 bytes per thread: every byte moved is used",
-     COPY_METRICS, launch_coalesced, predict_coalesced, (const void *)copy_coalesced, THREADS_PER_BLOCK},
-    {"strided", "out[i] = in[i * stride]: efficiency falls as 100 / stride %",
-     COPY_METRICS, launch_strided, predict_strided, (const void *)copy_strided, THREADS_PER_BLOCK},
-    {"offset", "out[i] = in[i + offset]: a misaligned warp touches one sector more",
-     COPY_METRICS, launch_offset, predict_offset, (const void *)copy_offset, THREADS_PER_BLOCK},
-    {"broadcast", "out[i] = in[i / 32]: all 32 lanes read one address, one sector",
-     COPY_METRICS, launch_broadcast, predict_broadcast, (const void *)copy_broadcast, THREADS_PER_BLOCK},
+    {"coalesced", "out[i] = in[i], one float4 (16 bytes) per thread",
+     COPY_METRICS, launch_coalesced, predict_coalesced, "copy_coalesced", THREADS_PER_BLOCK},
+    {"strided", "out[i] = in[i * stride]: neighbouring lanes read stride floats apart",
+     COPY_METRICS, launch_strided, predict_strided, "copy_strided", THREADS_PER_BLOCK},
+    {"offset", "out[i] = in[i + offset]: the warp's floats start offset floats late",
+     COPY_METRICS, launch_offset, predict_offset, "copy_offset", THREADS_PER_BLOCK},
+    {"broadcast", "out[i] = in[i / 32]: all 32 lanes of a warp read one address",
+     COPY_METRICS, launch_broadcast, predict_broadcast, "copy_broadcast", THREADS_PER_BLOCK},
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
@@ -303,6 +261,7 @@ static void teardown(ml_problem *problem)
 static const ml_lab lab = {
     "coalescing", "Lab 04: coalesced vs strided vs misaligned global memory access",
     params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
+    NULL, NULL, &ml_lab_kernels,
 };
 
 int main(int argc, char **argv)

@@ -1,24 +1,14 @@
-/* Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast.
- *
- * Shared memory is split into 32 banks, each 4 bytes wide: word w (byte offset / 4) lives in
- * bank w % 32. In one pass (a wavefront) every bank delivers one word, so a warp whose 32 lanes
- * read 32 words in 32 different banks is served at once. Lanes that read different words of the
- * same bank are served one after another: a k-way bank conflict costs k wavefronts. Lanes that
- * read the same word share it (a broadcast). 8- and 16-byte accesses move more than 128 bytes per
- * warp, so they are served in phases of 16 or 8 lanes, each phase a pass of its own.
- *
- * The classic victim is the transpose through a shared tile: rows go in, columns come out, and
- * a column of a 32x32 float tile sits in one bank. This lab counts the wavefronts and conflicts
- * with the hardware counters and puts them beside what the access model predicts.
+/* Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast. The host program (the
+ * instructor's): sizes, variants, launches, the access model's predictions, the CPU reference.
+ * The kernels are in kernels.cu, loaded by name (--kernels FILE runs another kernels file).
  *
  * Variants:
- *   transpose_naive     out[c][r] = in[r][c] through global memory: coalesced reads, strided writes
- *   transpose_shared    through a 32x32 tile read down its columns: a 32-way conflict per read
- *   transpose_padded    the tile declared [32][33]: a column spans all 32 banks, no conflict
- *   transpose_swizzled  [32][32], column index XOR row: no conflict and no padding word
- *   shared_stride       lane reads element lane * stride (--width 4, 8 or 16 bytes):
- *                       a gcd(stride, 32)-way conflict for 4-byte words; odd strides are free
- *   broadcast           all 32 lanes read the same word: one wavefront
+ *   transpose_naive     out[c][r] = in[r][c] straight through global memory
+ *   transpose_shared    through a 32x32 shared tile, read down its columns
+ *   transpose_padded    the tile declared [32][33]
+ *   transpose_swizzled  [32][32], element (r, c) kept at tile[r][c ^ r]
+ *   shared_stride       lane i reads element i * stride of --width bytes (4, 8 or 16)
+ *   broadcast           all 32 lanes read the same word
  * The transposes take any --rows and --cols; GB/s counts the matrix read once and written once.
  * For shared_stride and broadcast GB/s counts the shared-memory bytes the warps read.
  *
@@ -30,15 +20,18 @@
  */
 #include "memlab.h"
 
-#define TILE 32                 /* a tile is TILE x TILE floats */
-#define BLOCK_ROWS 8            /* a block is TILE x BLOCK_ROWS threads: each copies 4 tile rows */
+/* TILE, BLOCK_ROWS, LOADS_PER_THREAD, MAX_STRIDE, BANK_ROW_BYTES, stride_vectors: shared with
+ * kernels.cu. */
+#include "bank_conflicts.h"
+
+static_assert(WARP_LANES == ML_WARP_SIZE && SHARED_BANKS == ML_SHARED_BANKS &&
+                  BANK_BYTES == ML_BANK_BYTES,
+              "kernels.cu and the access model must agree on warps and banks");
+
 #define TILE_THREADS (TILE * BLOCK_ROWS)
 
 #define STRIDE_THREADS 256
 #define STRIDE_BLOCKS 32768
-#define LOADS_PER_THREAD 64     /* shared loads each thread of shared_stride and broadcast makes */
-#define MAX_STRIDE 32
-#define BANK_ROW_BYTES (ML_SHARED_BANKS * ML_BANK_BYTES) /* one word in each bank: 128 bytes */
 
 enum { PARAM_ROWS, PARAM_COLS, PARAM_STRIDE, PARAM_WIDTH, PARAM_COUNT };
 
@@ -50,201 +43,34 @@ static const ml_param params[PARAM_COUNT] = {
     {"width", 4, 4, 16, "shared_stride: bytes per load, 4, 8 or 16"},
 };
 
-/* ---- kernels, from the naive transpose to the best, then the bank experiments ---------------
- *
- * The transposes: in is rows x cols, out is cols x rows, both row-major. Block (bx, by) moves
- * the 32 x 32 tile whose top-left element is in[32 by][32 bx]; thread (x, y) copies tile rows
- * y, y + 8, y + 16 and y + 24, so a warp (fixed y, x = 0..31) moves one tile row at a time.
- * __restrict__ promises that in and out do not overlap, so the compiler may issue all four
- * loads of a thread before its first store. */
-
-static __global__ void transpose_naive_kernel(const float *__restrict__ in,
-                                              float *__restrict__ out, int rows, int cols)
-{
-    int x = threadIdx.x;
-    int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    // BEGIN SOLUTION
-    // TODO: for each tile row k this thread copies (threadIdx.y, + 8, + 16, + 24), copy
-    //       in[tile_row + k][tile_col + x] to out[tile_col + x][tile_row + k], skipping
-    //       elements outside the rows x cols matrix.
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int row = tile_row + j + threadIdx.y, col = tile_col + x;
-        /* Neighbouring lanes read neighbouring floats but write `rows` floats apart. */
-        if (row < rows && col < cols)
-            out[(size_t)col * rows + row] = in[(size_t)row * cols + col];
-    }
-    // END SOLUTION
-}
-
-/* Tile row k is filled from a row of in (a coalesced read); tile column k is written as a row
- * of out (a coalesced write). Lane x reads tile[x][k]: word 32 x + k, in bank k for every lane,
- * so the warp's 32 words come out of one bank, one wavefront each. */
-static __global__ void transpose_shared_kernel(const float *__restrict__ in,
-                                               float *__restrict__ out, int rows, int cols)
-{
-    __shared__ float tile[TILE][TILE];
-    int x = threadIdx.x;
-    int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    // BEGIN SOLUTION
-    // TODO: fill tile[k][x] from in[tile_row + k][tile_col + x] for this thread's tile rows k;
-    //       wait for the whole block; then write tile[x][k] to out[tile_col + k][tile_row + x].
-    //       Skip elements outside the matrix.
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_row + k < rows && tile_col + x < cols)
-            tile[k][x] = in[(size_t)(tile_row + k) * cols + tile_col + x];
-    }
-    __syncthreads();
-    /* Column tile_col + k of in is row tile_col + k of out. */
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_col + k < cols && tile_row + x < rows)
-            out[(size_t)(tile_col + k) * rows + tile_row + x] = tile[x][k];
-    }
-    // END SOLUTION
-}
-
-/* One padding word per tile row: lane x reads word 33 x + k, in bank (x + k) % 32, a different
- * bank for every lane. */
-static __global__ void transpose_padded_kernel(const float *__restrict__ in,
-                                               float *__restrict__ out, int rows, int cols)
-{
-    int x = threadIdx.x;
-    int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    // BEGIN SOLUTION
-    // TODO: declare the tile with one padding word at the end of each row, then fill and
-    //       empty it as transpose_shared does.
-    __shared__ float tile[TILE][TILE + 1];
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_row + k < rows && tile_col + x < cols)
-            tile[k][x] = in[(size_t)(tile_row + k) * cols + tile_col + x];
-    }
-    __syncthreads();
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_col + k < cols && tile_row + x < rows)
-            out[(size_t)(tile_col + k) * rows + tile_row + x] = tile[x][k];
-    }
-    // END SOLUTION
-}
-
-/* Element (r, c) of the tile is kept at tile[r][c ^ r]. XOR with r shuffles the 32 columns of
- * row r, so a row still covers all 32 banks; down column c, lane x finds its element in bank
- * c ^ x, a different bank for every lane. No conflict, and no word spent on padding. */
-static __global__ void transpose_swizzled_kernel(const float *__restrict__ in,
-                                                 float *__restrict__ out, int rows, int cols)
-{
-    __shared__ float tile[TILE][TILE];
-    int x = threadIdx.x;
-    int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
-    // BEGIN SOLUTION
-    // TODO: as transpose_shared, but keep tile element (r, c) at tile[r][c ^ r], both when
-    //       filling and when emptying the tile.
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_row + k < rows && tile_col + x < cols)
-            tile[k][x ^ k] = in[(size_t)(tile_row + k) * cols + tile_col + x];
-    }
-    __syncthreads();
-    for (int j = 0; j < TILE; j += BLOCK_ROWS) {
-        int k = j + threadIdx.y;
-        if (tile_col + k < cols && tile_row + x < rows)
-            out[(size_t)(tile_col + k) * rows + tile_row + x] = tile[x][k ^ x];
-    }
-    // END SOLUTION
-}
-
-/* 16-byte vectors the shared array must hold: lane 31 reads element 31 * stride, and load r is
- * r bank rows (128 bytes) further on, which keeps every load's bank pattern. */
-static __host__ __device__ int stride_vectors(int stride, int width_bytes)
-{
-    int elements = (ML_WARP_SIZE - 1) * stride + 1 +
-                   (LOADS_PER_THREAD - 1) * (BANK_ROW_BYTES / width_bytes);
-    return (elements * width_bytes + 15) / 16;
-}
-
-/* stride_vectors at its largest: 16-byte elements at the largest stride (23,952 bytes). */
-#define STRIDE_ARRAY_FLOAT4S \
-    ((ML_WARP_SIZE - 1) * MAX_STRIDE + 1 + (LOADS_PER_THREAD - 1) * (BANK_ROW_BYTES / 16))
-
-/* Each block copies in[] into shared memory, then every thread makes LOADS_PER_THREAD loads of
- * width_bytes: lane i reads element i * stride + r * (one bank row), r = 0, 1, ... Each load is
- * at a new address, so the compiler can neither drop nor merge any of them, and the sum of all
- * of them is written out so that none is dead. Stride 0 is the broadcast. */
-static __global__ void shared_stride_kernel(const float4 *in, float *out, int stride, int width_bytes)
-{
-    __shared__ float4 storage[STRIDE_ARRAY_FLOAT4S];
-    int vector_count = stride_vectors(stride, width_bytes);
-    for (int i = threadIdx.x; i < vector_count; i += blockDim.x)
-        storage[i] = in[i];
-    __syncthreads();
-    /* The same bytes seen as 4- and 8-byte elements; the barrier orders the copy before them. */
-    const float *words = (const float *)storage;
-    const float2 *pairs = (const float2 *)storage;
-
-    int lane = threadIdx.x % ML_WARP_SIZE;
-    float sum = 0.0f;
-    // BEGIN SOLUTION
-    // TODO: make LOADS_PER_THREAD loads of width_bytes each (words, pairs or storage): load r
-    //       reads element lane * stride + r * (BANK_ROW_BYTES / width_bytes). Add the floats of
-    //       each load together, then add that to sum, as the CPU reference does.
-    if (width_bytes == 4) {
-        for (int r = 0; r < LOADS_PER_THREAD; r++)
-            sum += words[lane * stride + r * (BANK_ROW_BYTES / 4)];
-    } else if (width_bytes == 8) {
-        for (int r = 0; r < LOADS_PER_THREAD; r++) {
-            float2 value = pairs[lane * stride + r * (BANK_ROW_BYTES / 8)];
-            sum += value.x + value.y;
-        }
-    } else {
-        for (int r = 0; r < LOADS_PER_THREAD; r++) {
-            float4 value = storage[lane * stride + r * (BANK_ROW_BYTES / 16)];
-            sum += value.x + value.y + value.z + value.w;
-        }
-    }
-    // END SOLUTION
-    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = sum;
-}
-
 /* ---- launches ------------------------------------------------------------------------------- */
 
 typedef struct {
     float *in;
 } lab_state;
 
-static void launch_transpose(const ml_problem *problem,
-                             void (*kernel)(const float *, float *, int, int))
+/* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
+ * kernels.cu; ml_launch runs the variant's kernel, found by name in the loaded kernels file.
+ * The four transposes take the same arguments and the same launch. */
+static void launch_transpose(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     int rows = (int)problem->param[PARAM_ROWS], cols = (int)problem->param[PARAM_COLS];
     dim3 grid(ml_blocks_for((size_t)cols, TILE), ml_blocks_for((size_t)rows, TILE));
     dim3 block(TILE, BLOCK_ROWS);
-    kernel<<<grid, block>>>(state->in, problem->output, rows, cols);
+    /* transpose_..._kernel<<<grid, block>>>(in, out, rows, cols) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &rows, &cols};
+    ml_launch(problem, grid, block, 0, arguments);
 }
 
-static void launch_naive(const ml_problem *problem)
-{
-    launch_transpose(problem, transpose_naive_kernel);
-}
-static void launch_shared(const ml_problem *problem)
-{
-    launch_transpose(problem, transpose_shared_kernel);
-}
-static void launch_padded(const ml_problem *problem)
-{
-    launch_transpose(problem, transpose_padded_kernel);
-}
-static void launch_swizzled(const ml_problem *problem)
-{
-    launch_transpose(problem, transpose_swizzled_kernel);
-}
-
+/* shared_stride and broadcast: the same kernel, broadcast at stride 0. */
 static void launch_reads(const ml_problem *problem, int stride, int width_bytes)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    shared_stride_kernel<<<STRIDE_BLOCKS, STRIDE_THREADS>>>((const float4 *)state->in,
-                                                            problem->output, stride, width_bytes);
+    /* shared_stride_kernel<<<STRIDE_BLOCKS, STRIDE_THREADS>>>((const float4 *)in, out, stride,
+     *                                                        width_bytes) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &stride, &width_bytes};
+    ml_launch(problem, STRIDE_BLOCKS, STRIDE_THREADS, 0, arguments);
 }
 
 static void launch_stride(const ml_problem *problem)
@@ -357,7 +183,7 @@ static void predict_naive(const long long *param, ml_prediction *prediction)
 }
 
 /* Word offset of tile element (r, c) in each kernel's shared tile: the host's copy of the
- * indexing the kernels above do. */
+ * indexing the kernels of kernels.cu do. */
 typedef unsigned (*tile_layout)(unsigned r, unsigned c);
 static unsigned layout_plain(unsigned r, unsigned c) { return r * TILE + c; }
 static unsigned layout_padded(unsigned r, unsigned c) { return r * (TILE + 1) + c; }
@@ -468,20 +294,18 @@ enum { TRANSPOSE_NAIVE, TRANSPOSE_SHARED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, 
 
 /* In the order of the enum above. */
 static const ml_variant variants[] = {
-    {"transpose_naive", "out[c][r] = in[r][c] through global memory: coalesced reads, strided writes",
-     GLOBAL_METRICS, launch_naive, predict_naive, (const void *)transpose_naive_kernel, TILE_THREADS},
-    {"transpose_shared", "through a 32x32 shared tile read down its columns: 32-way bank conflict",
-     TILE_METRICS, launch_shared, predict_shared, (const void *)transpose_shared_kernel, TILE_THREADS},
-    {"transpose_padded", "the tile declared [32][33]: a column spans all 32 banks, no conflict",
-     TILE_METRICS, launch_padded, predict_padded, (const void *)transpose_padded_kernel, TILE_THREADS},
-    {"transpose_swizzled", "[32][32], column index XOR row: no conflict, no padding word",
-     TILE_METRICS, launch_swizzled, predict_swizzled, (const void *)transpose_swizzled_kernel,
-     TILE_THREADS},
-    {"shared_stride", "lane i reads element i * stride of --width bytes: gcd(stride, 32)-way at 4 bytes",
-     SHARED_LOAD_METRICS, launch_stride, predict_stride, (const void *)shared_stride_kernel,
-     STRIDE_THREADS},
-    {"broadcast", "all 32 lanes read the same word: one wavefront, no conflict",
-     SHARED_LOAD_METRICS, launch_broadcast, predict_broadcast, (const void *)shared_stride_kernel,
+    {"transpose_naive", "out[c][r] = in[r][c] straight through global memory, no tile",
+     GLOBAL_METRICS, launch_transpose, predict_naive, "transpose_naive_kernel", TILE_THREADS},
+    {"transpose_shared", "through a 32x32 shared tile, written by rows and read down its columns",
+     TILE_METRICS, launch_transpose, predict_shared, "transpose_shared_kernel", TILE_THREADS},
+    {"transpose_padded", "the same, the tile declared [32][33]: one padding word per row",
+     TILE_METRICS, launch_transpose, predict_padded, "transpose_padded_kernel", TILE_THREADS},
+    {"transpose_swizzled", "the same, a [32][32] tile with element (r, c) at tile[r][c ^ r]",
+     TILE_METRICS, launch_transpose, predict_swizzled, "transpose_swizzled_kernel", TILE_THREADS},
+    {"shared_stride", "lane i reads shared element i * stride, --width bytes (4, 8 or 16) each",
+     SHARED_LOAD_METRICS, launch_stride, predict_stride, "shared_stride_kernel", STRIDE_THREADS},
+    {"broadcast", "all 32 lanes of a warp read the same shared word",
+     SHARED_LOAD_METRICS, launch_broadcast, predict_broadcast, "shared_stride_kernel",
      STRIDE_THREADS},
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
@@ -540,8 +364,8 @@ static float *reads_reference(uint64_t seed, int stride, int width_bytes)
     float lane_sum[ML_WARP_SIZE];
     for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
         float sum = 0.0f;
-        for (int r = 0; r < LOADS_PER_THREAD; r++) {
-            uint64_t first = (uint64_t)(lane * stride + r * row_elements) * words_per_element;
+        for (int load = 0; load < LOADS_PER_THREAD; load++) {
+            uint64_t first = (uint64_t)(lane * stride + load * row_elements) * words_per_element;
             float element = ml_random_value(seed, first);
             for (int w = 1; w < words_per_element; w++)
                 element += ml_random_value(seed, first + w);
@@ -595,7 +419,7 @@ static void teardown(ml_problem *problem)
 static const ml_lab lab = {
     "bank_conflicts", "Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast",
     params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL,
+    NULL, &ml_lab_kernels,
 };
 
 int main(int argc, char **argv)

@@ -1,19 +1,17 @@
-/* Lab 06: array of structures (AoS) vs structure of arrays (SoA).
+/* Lab 06: array of structures (AoS) vs structure of arrays (SoA). The host program (the
+ * instructor's): sizes, variants, launches, the access model's predictions, the CPU reference.
+ * The kernels are in kernels.cu, loaded by name (--kernels FILE runs another kernels file); the
+ * layouts and the update they share with this program are in aos_soa.h.
  *
  * A charged particle is 8 floats: position x, y, z, velocity vx, vy, vz, inverse mass and
- * charge, 32 bytes, exactly one sector. How those floats are laid out in memory decides what a
- * warp's load costs. In an array of structures, neighbouring threads read fields 32 bytes
- * apart, so one load instruction touches 32 sectors and uses 4 bytes of each. In a structure of
- * arrays, neighbouring threads read neighbouring floats of one array: 4 sectors, every byte
- * used. When the update needs every field, both layouts end up moving the same DRAM bytes; when
- * it needs one field, the AoS still moves whole particles, 8 times the bytes the SoA moves.
+ * charge, 32 bytes. The same update runs over three layouts of n particles.
  *
  * Variants (each writes the next state of --n particles):
  *   aos          struct particle {x, y, z, vx, vy, vz, inverse_mass, charge} particles[n]
- *   aos_aligned  the same fields grouped into two float4s, so a particle is two 16-byte loads
+ *   aos_aligned  the same fields grouped into two float4s (struct particle_aligned)
  *   soa          one array per field: x[n], y[n], ..., charge[n]
  * --fields picks the update: 8 (all fields) pushes each particle through a uniform electric
- * field; 1 moves x alone (the frame drifts along x), the case where the layouts differ most.
+ * field; 1 moves x alone (the frame drifts along x).
  *
  * Build:  ./memlab run aos_soa --help     (or: make -f Makefile.labs aos_soa)
  * Try:    aos_soa --fields 1                (one field: compare DRAM bytes and GB/s)
@@ -25,17 +23,9 @@
 
 #include "memlab.h"
 
-#define THREADS_PER_BLOCK 256
-/* The SoA kernel gives each thread this many particles, loaded before any is stored: one float
- * per thread is too few loads in flight to keep DRAM busy (lab 04's copy moves 16 bytes per
- * thread for the same reason). */
-#define PARTICLES_PER_THREAD 4
+#include "aos_soa.h"
 
-#define TIME_STEP 0.01f
-#define DRIFT_SPEED 0.5f        /* the one-field update: x moves by DRIFT_SPEED * TIME_STEP */
-#define ELECTRIC_FIELD_X 0.6f   /* the full update: a uniform field E pushes every particle */
-#define ELECTRIC_FIELD_Y -0.3f
-#define ELECTRIC_FIELD_Z 0.9f
+#define THREADS_PER_BLOCK 256
 
 /* The fields of a particle, in the order struct particle holds them. */
 enum { FIELD_X, FIELD_Y, FIELD_Z, FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_INVERSE_MASS, FIELD_CHARGE,
@@ -52,158 +42,10 @@ static const ml_param params[PARAM_COUNT] = {
      "fields each particle's update uses: 1 (x alone) or 8 (all)"},
 };
 
-/* ---- the particle and its update, shared by the kernels and the CPU reference ---------------- */
-
-/* The mass is stored as its inverse, as physics engines do: the update multiplies by it. */
-typedef struct {
-    float x, y, z;
-    float vx, vy, vz;
-    float inverse_mass, charge;
-} particle;
-
-/* One time step in a uniform electric field E: the force qE changes the velocity by
- * (q / m) E dt, then the particle moves with its new velocity (semi-implicit Euler). */
-static __host__ __device__ particle push(particle p)
-{
-    float impulse = p.charge * p.inverse_mass * TIME_STEP;
-    p.vx += impulse * ELECTRIC_FIELD_X;
-    p.vy += impulse * ELECTRIC_FIELD_Y;
-    p.vz += impulse * ELECTRIC_FIELD_Z;
-    p.x += p.vx * TIME_STEP;
-    p.y += p.vy * TIME_STEP;
-    p.z += p.vz * TIME_STEP;
-    return p;
-}
-
-static __host__ __device__ float drift(float x)
-{
-    return x + DRIFT_SPEED * TIME_STEP;
-}
-
-/* Floating-point operations per particle: push() does 2 multiplications for the impulse, then
- * a multiply and an add for each of the 6 changing fields; drift() one add. */
+/* Floating-point operations per particle: push() (aos_soa.h) does 2 multiplications for the
+ * impulse, then a multiply and an add for each of the 6 changing fields; drift() one add. */
 #define PUSH_FLOPS 14
 #define DRIFT_FLOPS 1
-
-/* ---- kernels, from the layout that wastes most to the one that wastes nothing ---------------
- *
- * The natural code updates particles in place: particles[i] = push(particles[i]). Every kernel
- * here reads one buffer and writes the next state to another instead, as a simulation that
- * swaps two buffers each step does, so that every launch sees the same input and the harness
- * can launch it again and again to time it. In a SoA only the arrays that change need a second
- * copy; inverse_mass and charge are shared by both states. In an AoS the next state is a whole
- * second array of particles, so the kernels copy all 8 fields even when only x changes: in place,
- * only x would be loaded and stored, but through the same sectors, so load and store efficiency,
- * sectors per request and DRAM bytes would be the same. */
-
-/* Array of structures: lane i of a warp reads in[i].x, 32 bytes after lane i-1's. */
-static __global__ void update_aos(const particle *in, particle *out, size_t n, int fields)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    particle p = in[i];
-    if (fields == 1)
-        p.x = drift(p.x);
-    else
-        p = push(p);
-    out[i] = p;
-}
-
-/* The AoS with its fields grouped for 16-byte loads: float4 is 16-byte aligned (__align__(16)),
- * so each half of a particle is one 128-bit load or store instead of four 32-bit ones. */
-typedef struct {
-    float4 position;            /* x, y, z and, in w, the inverse mass */
-    float4 velocity;            /* vx, vy, vz and, in w, the charge */
-} particle_aligned;
-
-static __global__ void update_aos_aligned(const particle_aligned *in, particle_aligned *out,
-                                          size_t n, int fields)
-{
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n)
-        return;
-    // BEGIN SOLUTION
-    // TODO: read particle i as its two float4s, update it (drift() of x when fields == 1,
-    //       push() otherwise) and write both float4s to out[i].
-    float4 position = in[i].position;
-    float4 velocity = in[i].velocity;
-    particle p = {position.x, position.y, position.z, velocity.x,
-                  velocity.y, velocity.z, position.w, velocity.w};
-    if (fields == 1)
-        p.x = drift(p.x);
-    else
-        p = push(p);
-    out[i].position = make_float4(p.x, p.y, p.z, p.inverse_mass);
-    out[i].velocity = make_float4(p.vx, p.vy, p.vz, p.charge);
-    // END SOLUTION
-}
-
-/* Structure of arrays: field f of particle i is f[i]. In the next state (out), inverse_mass and
- * charge point at the input's arrays, and with --fields 1 so do all the fields but x. */
-typedef struct {
-    float *x, *y, *z;
-    float *vx, *vy, *vz;
-    float *inverse_mass, *charge;
-} particle_arrays;
-
-/* Block b takes PARTICLES_PER_THREAD * blockDim.x particles from b * that; its thread t takes
- * the block's particles t, t + blockDim.x, t + 2 * blockDim.x, ... so that every load and store
- * instruction of a warp touches 32 consecutive floats of one array. */
-static __global__ void update_soa(particle_arrays in, particle_arrays out, size_t n, int fields)
-{
-    // BEGIN SOLUTION
-    // TODO: for each of the thread's particles i < n (see above): with fields == 1,
-    //       out.x[i] = drift(in.x[i]); otherwise read all 8 arrays, push(), and write the 6
-    //       arrays that change. Issue all of a thread's loads before its first store.
-    size_t first = (size_t)blockIdx.x * blockDim.x * PARTICLES_PER_THREAD + threadIdx.x;
-    if (fields == 1) {
-        float x[PARTICLES_PER_THREAD];
-#pragma unroll
-        for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
-            size_t i = first + (size_t)k * blockDim.x;
-            if (i < n)
-                x[k] = in.x[i];
-        }
-#pragma unroll
-        for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
-            size_t i = first + (size_t)k * blockDim.x;
-            if (i < n)
-                out.x[i] = drift(x[k]);
-        }
-        return;
-    }
-    /* Every load first, so all of them are in flight together. */
-    particle p[PARTICLES_PER_THREAD];
-#pragma unroll
-    for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
-        size_t i = first + (size_t)k * blockDim.x;
-        if (i < n) {
-            p[k].x = in.x[i];
-            p[k].y = in.y[i];
-            p[k].z = in.z[i];
-            p[k].vx = in.vx[i];
-            p[k].vy = in.vy[i];
-            p[k].vz = in.vz[i];
-            p[k].inverse_mass = in.inverse_mass[i];
-            p[k].charge = in.charge[i];
-        }
-    }
-#pragma unroll
-    for (int k = 0; k < PARTICLES_PER_THREAD; k++) {
-        size_t i = first + (size_t)k * blockDim.x;
-        if (i < n) {
-            particle next = push(p[k]);
-            out.x[i] = next.x;
-            out.y[i] = next.y;
-            out.z[i] = next.z;
-            out.vx[i] = next.vx;
-            out.vy[i] = next.vy;
-            out.vz[i] = next.vz;
-        }
-    }
-    // END SOLUTION
-}
 
 /* ---- buffers and launches -------------------------------------------------------------------- */
 
@@ -228,30 +70,40 @@ static size_t soa_written_fields(const long long *param)
     return param[PARAM_FIELDS] == 1 ? 1 : CHANGING_FIELDS;
 }
 
+/* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
+ * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
 static void launch_aos(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    update_aos<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        (const particle *)state->in, (particle *)problem->output, n,
-        (int)problem->param[PARAM_FIELDS]);
+    int fields = (int)problem->param[PARAM_FIELDS];
+    /* update_aos<<<blocks, THREADS_PER_BLOCK>>>((const particle *)in, (particle *)out, n,
+     *                                          fields) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &fields};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 static void launch_aos_aligned(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    update_aos_aligned<<<ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK>>>(
-        (const particle_aligned *)state->in, (particle_aligned *)problem->output, n,
-        (int)problem->param[PARAM_FIELDS]);
+    int fields = (int)problem->param[PARAM_FIELDS];
+    /* update_aos_aligned<<<blocks, THREADS_PER_BLOCK>>>((const particle_aligned *)in,
+     *                                                  (particle_aligned *)out, n, fields) */
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &fields};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
 }
 
 static void launch_soa(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    update_soa<<<ml_blocks_for(n, THREADS_PER_BLOCK * PARTICLES_PER_THREAD), THREADS_PER_BLOCK>>>(
-        state->in_arrays, state->out_arrays, n, (int)problem->param[PARAM_FIELDS]);
+    int fields = (int)problem->param[PARAM_FIELDS];
+    /* update_soa<<<blocks, THREADS_PER_BLOCK>>>(in_arrays, out_arrays, n, fields), each thread
+     * taking PARTICLES_PER_THREAD particles */
+    void *arguments[] = {(void *)&state->in_arrays, (void *)&state->out_arrays, &n, &fields};
+    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK * PARTICLES_PER_THREAD),
+              THREADS_PER_BLOCK, 0, arguments);
 }
 
 /* ---- what each variant should cost ------------------------------------------------------------
@@ -378,13 +230,14 @@ static void predict_soa(const long long *param, ml_prediction *prediction)
     "dram_read_bytes,dram_write_bytes"
 
 static const ml_variant variants[] = {
-    {"aos", "array of 32-byte structs: each 4-byte load touches a sector per lane",
-     LAYOUT_METRICS, launch_aos, predict_aos, (const void *)update_aos, THREADS_PER_BLOCK},
-    {"aos_aligned", "the struct as two float4s: 16-byte loads, half of each sector used",
-     LAYOUT_METRICS, launch_aos_aligned, predict_aos_aligned, (const void *)update_aos_aligned,
+    {"aos", "array of 32-byte structs: thread i reads and writes particle i",
+     LAYOUT_METRICS, launch_aos, predict_aos, "update_aos", THREADS_PER_BLOCK},
+    {"aos_aligned",
+     "the struct as two float4s: thread i reads and writes particle i as two float4s",
+     LAYOUT_METRICS, launch_aos_aligned, predict_aos_aligned, "update_aos_aligned",
      THREADS_PER_BLOCK},
-    {"soa", "one array per field: every load reads 32 consecutive floats",
-     LAYOUT_METRICS, launch_soa, predict_soa, (const void *)update_soa, THREADS_PER_BLOCK},
+    {"soa", "one array per field: lane i of a warp takes element i of each array it needs",
+     LAYOUT_METRICS, launch_soa, predict_soa, "update_soa", THREADS_PER_BLOCK},
 };
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
@@ -557,7 +410,7 @@ static void teardown(ml_problem *problem)
 static const ml_lab lab = {
     "aos_soa", "Lab 06: array of structures vs structure of arrays",
     params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL,
+    NULL, &ml_lab_kernels,
 };
 
 int main(int argc, char **argv)

@@ -5,9 +5,14 @@
  *   the convolutions' global load requests and sectors equal the access model (within 1%);
  *   constant_broadcast makes one constant-cache request per LDC instruction, and
  *   constant_divergent as many as there are different words, for 1 to 32 (within 5%);
- *   constant_divergent at 32 words is slower than the same loads through __ldg.
+ *   constant_divergent at 32 words is slower than the same loads through __ldg;
+ *   the program fills mask_constant by name in the kernels file it loads: a --kernels file that
+ *   does not declare it (the student version as handed out) still runs the global variant, and
+ *   the constant variant exits 1 (incorrect), not a crash.
  *
  * Without a GPU it exits 77, which CTest reports as skipped. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,7 +21,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_test.h"
 
@@ -155,6 +162,65 @@ static void divergent_constant_is_slower_than_ldg(void **state)
     cJSON_Delete(report);
 }
 
+/* A kernels file with no mask_constant: convolve_global as the lab gives it (the zero border
+ * inline) and a convolve_constant that writes nothing. The harness finds both kernels; only
+ * the constant variant's setup needs the array, and it stops with exit status 1 where it is
+ * missing. */
+static void missing_mask_constant_fails_only_the_constant_variant(void **state)
+{
+    (void)state;
+    char directory[] = "/tmp/memlab_constant_ldg_XXXXXX";
+    assert_non_null(mkdtemp(directory));
+    char path[sizeof directory + 16];
+    snprintf(path, sizeof path, "%s/kernels.cu", directory);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs("#include <cuda_runtime.h>\n"
+          "#include \"constant_ldg.h\"\n"
+          "extern \"C\" __global__ void convolve_global(const float *image, const float *mask,\n"
+          "                                           float *out, int rows, int cols, int mask_width)\n"
+          "{\n"
+          "    int col = blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "    int row = blockIdx.y * blockDim.y + threadIdx.y;\n"
+          "    if (row >= rows || col >= cols)\n"
+          "        return;\n"
+          "    int radius = mask_width / 2;\n"
+          "    float sum = 0.0f;\n"
+          "    for (int i = 0; i < mask_width; i++) {\n"
+          "        int image_row = row + i - radius;\n"
+          "        if (image_row < 0 || image_row >= rows)\n"
+          "            continue;\n"
+          "        for (int j = 0; j < mask_width; j++) {\n"
+          "            int c = col + j - radius;\n"
+          "            sum += mask[i * mask_width + j] *\n"
+          "                   (c >= 0 && c < cols ? image[(size_t)image_row * cols + c] : 0.0f);\n"
+          "        }\n"
+          "    }\n"
+          "    out[(size_t)row * cols + col] = sum;\n"
+          "}\n"
+          "extern \"C\" __global__ void convolve_constant(const float *image, float *out, int rows,\n"
+          "                                             int cols, int mask_width)\n"
+          "{\n"
+          "}\n",
+          file);
+    assert_int_equal(fclose(file), 0);
+
+    char arguments[512];
+    snprintf(arguments, sizeof arguments,
+             "--kernels %s --variant global --rows 31 --cols 33 --mask 7 --metrics none --reps 1 "
+             "--warmup 0", path);
+    cJSON_Delete(gpu_test_run_correct(arguments, TIME_LIMIT_S));
+    snprintf(arguments, sizeof arguments,
+             "--kernels %s --variant constant --rows 31 --cols 33 --mask 7 --metrics none --reps 1 "
+             "--warmup 0", path);
+    int exit_status = -1;
+    cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
+    cJSON_Delete(report);
+    assert_int_equal(exit_status, 1);
+    remove(path);
+    rmdir(directory);
+}
+
 int main(void)
 {
     if (!gpu_test_device_available()) {
@@ -167,6 +233,7 @@ int main(void)
         cmocka_unit_test(broadcast_is_one_request_per_instruction),
         cmocka_unit_test(divergent_requests_equal_distinct_words),
         cmocka_unit_test(divergent_constant_is_slower_than_ldg),
+        cmocka_unit_test(missing_mask_constant_fails_only_the_constant_variant),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,9 +8,13 @@
  *   fits more blocks on an SM, and moves more local sectors: as many per warp as ptxas
  *   reported spill bytes per thread, since its code runs straight through;
  *   smem_spill, where the toolkit spilled to shared memory, moves fewer local sectors than
- *   capped and executes shared loads and stores instead.
+ *   capped and executes shared loads and stores instead;
+ *   the spills and registers shown are those of the kernels file loaded: a --kernels file whose
+ *   smooth_capped has no cap (a student who left it out) shows no spill and no local memory.
  *
  * Without a GPU it exits 77, which CTest reports as skipped. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,7 +23,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gpu_test.h"
 
@@ -206,6 +212,51 @@ static void smem_spill_moves_spills_out_of_local_memory(void **state)
     cJSON_Delete(smem_report);
 }
 
+/* The report's resources come from the kernels file that ran, not from the program's own: a
+ * --kernels file whose smooth_capped is smooth_uncapped under another name (the cap left out)
+ * runs correctly and shows the uncapped kernel's registers, with no spill and no local memory. */
+static void spills_are_those_of_the_loaded_kernels(void **state)
+{
+    (void)state;
+    char directory[] = "/tmp/memlab_register_spill_XXXXXX";
+    assert_non_null(mkdtemp(directory));
+    char path[sizeof directory + 16];
+    snprintf(path, sizeof path, "%s/kernels.cu", directory);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    fputs("#include <cuda_runtime.h>\n"
+          "#include \"register_spill.h\"\n"
+          "extern \"C\" __global__ void smooth_capped(const float *in, float *out, size_t n)\n"
+          "{\n"
+          "    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+          "    if (i < n)\n"
+          "        out[i] = smooth_ring(in[i]);\n"
+          "}\n",
+          file);
+    assert_int_equal(fclose(file), 0);
+
+    char arguments[512];
+    snprintf(arguments, sizeof arguments,
+             "--kernels %s --variant capped --n %d --metrics none --reps 1 --warmup 0", path,
+             SPILL_N);
+    cJSON *loaded_report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
+    snprintf(arguments, sizeof arguments, "--variant capped --n %d --metrics none --reps 1 --warmup 0",
+             SPILL_N);
+    cJSON *own_report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
+    const cJSON *loaded = only_record(loaded_report);
+    const cJSON *own = only_record(own_report);
+    assert_int_equal((long long)resource(loaded, "spill_store_bytes"), 0);
+    assert_int_equal((long long)resource(loaded, "spill_load_bytes"), 0);
+    assert_int_equal((long long)resource(loaded, "local_bytes_per_thread"), 0);
+    assert_true(resource(loaded, "registers_per_thread") > 64);
+    assert_true(resource(own, "spill_store_bytes") > 0);
+    cJSON_Delete(loaded_report);
+    cJSON_Delete(own_report);
+    remove(path);
+    snprintf(path, sizeof path, "%s", directory);
+    rmdir(path);
+}
+
 int main(void)
 {
     if (!gpu_test_device_available()) {
@@ -218,6 +269,7 @@ int main(void)
         cmocka_unit_test(dynamic_index_local_traffic_equals_the_model),
         cmocka_unit_test(capped_spills_where_uncapped_does_not),
         cmocka_unit_test(smem_spill_moves_spills_out_of_local_memory),
+        cmocka_unit_test(spills_are_those_of_the_loaded_kernels),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# plant.sh: writes a planted submission, the lab source with a bug put in, to stdout.
-#   tests/grade/plant.sh tests/grade/PROGRAM/NAME.plant PATH/TO/memlab_skeleton > submission.cu
+# plant.sh: writes a planted submission, a kernels.cu with a bug (or a trick) put in, to stdout.
+#   tests/grade/plant.sh tests/grade/PROGRAM/NAME.plant PATH/TO/memlab_skeleton > kernels.cu
 #
-# A .plant file (tests/grade/README.md describes them) starts from the lab's solution or its
-# student version ("from solution" / "from skeleton") and replaces text in it:
+# A .plant file (tests/grade/README.md describes them) starts from the lab's kernels.cu, the
+# solution, or its student version ("from solution" / "from skeleton"), and replaces text in it:
 #
 #   replace
 #       if (i < n)
@@ -15,21 +15,37 @@
 # The lines after "replace" must stand in the source exactly once, one after the other
 # (indentation aside); they are swapped for the lines after "with", as written. A block that
 # does not match (the lab changed) is an error: exit 2 with the block's line.
+#
+# Or it is a whole file ("from file"): every line after a line that says only "file" is the
+# submission, as written, to the end of the .plant (no replace block then).
 set -euo pipefail
 plant=${1:?usage: plant.sh PLANT MEMLAB_SKELETON}
 plant=$(cd "$(dirname "$plant")" && pwd)/$(basename "$plant")
 skeleton=${2:?usage: plant.sh PLANT MEMLAB_SKELETON}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 program=$(basename "$(dirname "$plant")")
-source=$(echo "$root"/labs/[0-9][0-9]_"$program/$program.cu")
-[[ -e $source ]] || { echo "plant.sh: no lab $program for $plant" >&2; exit 2; }
+source=$(echo "$root"/labs/[0-9][0-9]_"$program/kernels.cu")
+[[ -e $source ]] || { echo "plant.sh: no lab $program (labs/NN_$program/kernels.cu) for $plant" >&2; exit 2; }
 
-from=$(awk '$1 == "from" { print $2 }' "$plant")
+# The plant's directives stand before its "file" line, if it has one.
+header=$(awk '/^file[ \t\r]*$/ { exit } { print }' "$plant")
+has_file=$(awk '/^file[ \t\r]*$/ { print "yes"; exit }' "$plant")
+from=$(awk '$1 == "from" { print $2 }' <<<"$header")
 case $from in
   solution) base=$(cat "$source") ;;
   skeleton) base=$("$skeleton" "$source") ;;
-  *) echo "plant.sh: $plant: say 'from solution' or 'from skeleton'" >&2; exit 2 ;;
+  file)
+    [[ -n $has_file ]] || { echo "plant.sh: $plant: 'from file' needs a line 'file' before the submission" >&2; exit 2; }
+    if awk '$1 == "replace"' <<<"$header" | grep -q .; then
+      echo "plant.sh: $plant: a 'from file' plant has no replace block" >&2
+      exit 2
+    fi
+    awk 'found { print } /^file[ \t\r]*$/ && !found { found = 1 }' "$plant"
+    exit 0
+    ;;
+  *) echo "plant.sh: $plant: say 'from solution', 'from skeleton' or 'from file'" >&2; exit 2 ;;
 esac
+[[ -z $has_file ]] || { echo "plant.sh: $plant: a 'file' line belongs to a 'from file' plant" >&2; exit 2; }
 
 printf '%s\n' "$base" | awk -v plant="$plant" '
   function trim(text) { sub(/^[ \t]+/, "", text); sub(/[ \t\r]+$/, "", text); return text }

@@ -1,24 +1,28 @@
 #!/usr/bin/env bash
 # test_grade_planted: grades one planted submission on the GPU and compares with what it expects.
 #   tests/grade/test_grade_planted.sh PATH/TO/memlab_grade PATH/TO/memlab_skeleton \
-#       tests/grade/PROGRAM/NAME.plant [BUILD_DIR]
+#       PATH/TO/PROGRAM tests/grade/PROGRAM/NAME.plant
 #
-# The .plant file says which cases must fail ("expect fail CASE..." or "expect fail all"), which
-# may go either way ("expect either CASE...", with the reason in a comment); every other case
-# must pass. A case that is not graded (no counters, no compute-sanitizer on this host) fails the
-# test with the grader's reason. Prints the score. Exits 77 (skipped) without a CUDA device.
-# BUILD_DIR (absolute) keeps the harness and the reference solution between the tests of a lab.
+# The plant (tests/grade/plant.sh writes it as kernels.cu) is graded by the lab's built program.
+# Its directives (tests/grade/README.md):
+#   expect fail CASE... | all      these cases must fail; every other case must pass
+#   expect either CASE...          these may go either way (the reason in a comment)
+#   expect refused                 the grader refuses the file before compiling it: score 0;
+#                                  graded in every --format, none may show the rubric's text
+#   expect absent TEXT             TEXT is nowhere in the grader's stdout, stderr or results
+#   expect shown TEXT              TEXT is in the results (the text format)
+# A case that is not graded (no counters, no compute-sanitizer on this host) fails the test with
+# the grader's reason. No plant may bring the rubric's own lines (its comments, its case and
+# check lines as written) into the grader's output. Prints the score. Exits 77 (skipped)
+# without a CUDA device.
 set -uo pipefail
-grade=${1:?usage: test_grade_planted.sh MEMLAB_GRADE MEMLAB_SKELETON PLANT}
-skeleton=${2:?usage: test_grade_planted.sh MEMLAB_GRADE MEMLAB_SKELETON PLANT}
-plant=${3:?usage: test_grade_planted.sh MEMLAB_GRADE MEMLAB_SKELETON PLANT}
-build_options=()
-if [[ -n ${4:-} ]]; then
-  mkdir -p "$4"
-  build_options=(--build-dir "$4")
-fi
+usage="usage: test_grade_planted.sh MEMLAB_GRADE MEMLAB_SKELETON PROGRAM PLANT"
+grade=${1:?$usage}
+skeleton=${2:?$usage}
+program=${3:?$usage}
+plant=${4:?$usage}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-program=$(basename "$(dirname "$plant")")
+lab=$(basename "$(dirname "$plant")")
 name=$(basename "$plant" .plant)
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -28,10 +32,28 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-"$root/tests/grade/plant.sh" "$plant" "$skeleton" >"$work/$program.cu" || exit 1
-"$grade" --root "$root" "$program" "$work/$program.cu" --format text --out "$work/result.txt" \
-  "${build_options[@]}" >/dev/null 2>"$work/err"
+# The directives stand before a "file" line (a "from file" plant's submission follows it).
+header=$(awk '/^file[ \t\r]*$/ { exit } { print }' "$plant")
+must_fail=$(awk '$1 == "expect" && $2 == "fail" { for (i = 3; i <= NF; i++) print $i }' <<<"$header")
+either=$(awk '$1 == "expect" && $2 == "either" { for (i = 3; i <= NF; i++) print $i }' <<<"$header")
+refused=$(awk '$1 == "expect" && $2 == "refused" { print "yes" }' <<<"$header")
+[[ -n $refused ]] && must_fail=all
+absent=$(sed -n 's/^expect absent[ \t]\{1,\}//p' <<<"$header")
+shown=$(sed -n 's/^expect shown[ \t]\{1,\}//p' <<<"$header")
+
+# What would show if the compiler ever read the rubric: its comments, case and check lines.
+rubric=$(echo "$root"/labs/[0-9][0-9]_"$lab"/rubric)
+awk '
+  /^#/ && NF > 4 { sub(/^#[ \t]*/, ""); print; next }
+  $1 == "case" || $1 == "check" { print }
+' "$rubric" >"$work/rubric_text"
+
+"$root/tests/grade/plant.sh" "$plant" "$skeleton" >"$work/kernels.cu" || exit 1
+started=$SECONDS
+"$grade" --root "$root" "$lab" "$work/kernels.cu" --program "$program" --format text \
+  --out "$work/result.txt" >"$work/out" 2>"$work/err"
 status=$?
+seconds=$((SECONDS - started))
 if [[ $status -eq 3 ]] && grep -q 'no usable CUDA device' "$work/result.txt"; then
   echo "no usable CUDA device: test skipped"
   exit 77
@@ -41,34 +63,55 @@ if [[ $status -eq 2 ]]; then
   exit 1
 fi
 
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# No rubric text, and nothing that must stay absent, in any output of any format.
+outputs=("$work/out" "$work/err" "$work/result.txt")
+if [[ -n $refused ]]; then
+  grep -q 'refused before it was compiled' "$work/result.txt" || fail "the grader did not refuse the file"
+  for format in gradescope prairielearn; do
+    "$grade" --root "$root" "$lab" "$work/kernels.cu" --program "$program" --format "$format" \
+      --out "$work/result.$format" >"$work/out.$format" 2>"$work/err.$format"
+    [[ $? -eq 1 ]] || fail "--format $format: exit status is not 1"
+    outputs+=("$work/result.$format" "$work/out.$format" "$work/err.$format")
+  done
+  grep -q '"score":[[:space:]]*0,' "$work/result.gradescope" || fail "Gradescope score is not 0"
+  grep -q '"gradable":[[:space:]]*false' "$work/result.prairielearn" || fail "PrairieLearn gradable is not false"
+fi
+for output in "${outputs[@]}"; do
+  if grep -qF -f "$work/rubric_text" "$output"; then
+    fail "rubric text in $(basename "$output"): $(grep -F -f "$work/rubric_text" "$output" | head -n 2)"
+  fi
+  while IFS= read -r text; do
+    [[ -z $text ]] || ! grep -qF -- "$text" "$output" || fail "'$text' is in $(basename "$output")"
+  done <<<"$absent"
+done
+while IFS= read -r text; do
+  [[ -z $text ]] || grep -qF -- "$text" "$work/result.txt" || fail "the results do not show '$text'"
+done <<<"$shown"
+
 # "case NAME: PASS|FAIL|NOT GRADED, S / P points"
 sed -n 's/^case \([^:]*\): \(PASS\|FAIL\|NOT GRADED\),.*/\1 \2/p' "$work/result.txt" |
   sed 's/NOT GRADED/NOT_GRADED/' >"$work/outcomes"
-must_fail=$(awk '$1 == "expect" && $2 == "fail" { for (i = 3; i <= NF; i++) print $i }' "$plant")
-either=$(awk '$1 == "expect" && $2 == "either" { for (i = 3; i <= NF; i++) print $i }' "$plant")
 [[ -s $work/outcomes ]] || { echo "FAIL: no case in the grader's output"; cat "$work/result.txt"; exit 1; }
 
-failures=0
 while read -r case outcome; do
   if grep -qx -- "$case" <<<"$either"; then
     continue
   elif [[ $outcome == NOT_GRADED ]]; then
-    echo "FAIL: $case was not graded on this host"
-    failures=$((failures + 1))
+    fail "$case was not graded on this host"
   elif grep -qx -- "$case\|all" <<<"$must_fail"; then
-    [[ $outcome == FAIL ]] || { echo "FAIL: $case passed, the rubric should fail it"; failures=$((failures + 1)); }
+    [[ $outcome == FAIL ]] || fail "$case passed, the rubric should fail it"
   else
-    [[ $outcome == PASS ]] || { echo "FAIL: $case failed, the rubric should pass it"; failures=$((failures + 1)); }
+    [[ $outcome == PASS ]] || fail "$case failed, the rubric should pass it"
   fi
 done <"$work/outcomes"
 for case in $must_fail $either; do
-  [[ $case == all ]] || grep -q "^$case " "$work/outcomes" || {
-    echo "FAIL: $plant names case $case, which the rubric does not have"
-    failures=$((failures + 1))
-  }
+  [[ $case == all ]] || grep -q "^$case " "$work/outcomes" || fail "$plant names case $case, which the rubric does not have"
 done
 
-echo "$program $name: $(sed -n 's/^score: //p' "$work/result.txt")"
+echo "$lab $name: $(sed -n 's/^score: //p' "$work/result.txt"), graded in $((seconds)) s"
 if ((failures > 0)); then
   echo "--- the grader's report:"
   cat "$work/result.txt"

@@ -21,3 +21,16 @@ grep -q '"predicted":	12.5' "$work/model.json" || fail "--model JSON lacks aos's
 for variant in aos aos_aligned soa; do
   "$lab" --list | grep "^  $variant " >/dev/null || fail "--list does not list $variant"
 done
+# Compiling the lab's kernels.cu (no GPU needed) through the harness: it includes aos_soa.h from
+# the lab directory, and ptxas's log names every kernel the variants launch, unmangled
+# (extern "C").
+MEMLAB_CUDA_ARCH=75 "$lab" --kernels "$root/labs/06_aos_soa/kernels.cu" \
+  --save-kernels "$work/kernels.fatbin" >/dev/null 2>"$work/err" || fail "--save-kernels of kernels.cu exited $?"
+for kernel in update_aos update_aos_aligned update_soa; do
+  grep -q "Compiling entry function '$kernel' for 'sm_75'" "$work/kernels.fatbin.ptxas" ||
+    fail "ptxas's log of kernels.cu has no kernel $kernel"
+done
+# --list says what each variant does, not what it measures to (the handout asks for those).
+"$lab" --list >"$work/list"
+! grep -E '[0-9.]+ ?%|sectors? per|half of each sector' "$work/list" >/dev/null ||
+  fail "--list gives away a predicted count: $(grep -E '[0-9.]+ ?%|sectors? per|half of each sector' "$work/list")"

@@ -25,3 +25,8 @@ for variant in transpose_naive transpose_shared transpose_padded transpose_swizz
   broadcast; do
   grep -q "^  $variant " "$work/out" || fail "--list does not list $variant"
 done
+# --list says what each variant does, not what it measures to: the conflict counts and the stride
+# rule are what the handout asks students to predict.
+grep '^  ' "$work/out" >"$work/summaries"
+! grep -Eiq 'gcd|-way|conflict|wavefront|free' "$work/summaries" ||
+  fail "--list gives away a prediction: $(grep -Ei 'gcd|-way|conflict|wavefront|free' "$work/summaries" | head -1)"

@@ -25,3 +25,8 @@ grep -q '"predicted":	8,' "$work/model.json" || fail "--model JSON lacks 8 reque
 for variant in global constant ldg constant_broadcast constant_divergent ldg_divergent; do
   grep -q "^  $variant " "$work/list.txt" || fail "--list does not list $variant"
 done
+# --list says what each variant does, not what it measures to: requests and sectors per load are
+# what the handout asks students to predict.
+grep '^  ' "$work/list.txt" >"$work/summaries"
+! grep -Eiq 'request|sector|replay|broadcast,|no global load' "$work/summaries" ||
+  fail "--list gives away a prediction: $(grep -Ei 'request|sector|replay|broadcast,|no global load' "$work/summaries" | head -1)"

@@ -14,3 +14,19 @@ expect_refused --lane_stride 32 --out "$work/report.json"
 expect_refused --variant dynamic_index --sweep lane_stride=0:40 --out "$work/report.json"
 expect_refused --n 4294967297 --out "$work/report.json"
 expect_refused --variant capped --metrics local_load_transactions,bogus --out "$work/report.json"
+# The report's spills come from what ptxas printed compiling the kernels file that was loaded
+# (a student's capped kernel reports its own). Compiling the lab's kernels.cu (no GPU needed)
+# gives a log that names every kernel the variants launch, unmangled (extern "C"), and in which
+# the capped kernel spills and the uncapped one does not.
+MEMLAB_CUDA_ARCH=75 "$lab" --kernels "$root/labs/01_register_spill/kernels.cu" \
+  --save-kernels "$work/kernels.fatbin" >/dev/null 2>"$work/err" || fail "--save-kernels of kernels.cu exited $?"
+for kernel in table_static_index table_dynamic_index smooth_uncapped smooth_capped smooth_smem_spill; do
+  grep -q "Compiling entry function '$kernel' for 'sm_75'" "$work/kernels.fatbin.ptxas" ||
+    fail "ptxas's log of kernels.cu has no kernel $kernel"
+done
+spill_stores() { # kernel: the spill store bytes ptxas reported for it
+  awk -v kernel="$1" '$0 ~ "Function properties for " kernel "$" { getline; print $5; exit }' \
+    "$work/kernels.fatbin.ptxas"
+}
+[[ $(spill_stores smooth_capped) -gt 0 ]] || fail "smooth_capped spills nothing under its cap (ptxas log)"
+[[ $(spill_stores smooth_uncapped) -eq 0 ]] || fail "smooth_uncapped spills (ptxas log)"

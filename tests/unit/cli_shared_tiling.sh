@@ -22,3 +22,12 @@ expect_refused --m 1000001 --k 1 --n 1 --out "$work/report.json"
 expect_refused --k 0 --out "$work/report.json"
 expect_refused --sweep n=0:4 --out "$work/report.json"
 expect_refused --m 4096 --k -1 --out "$work/report.json"
+# The lab's kernels.cu compiles through the program (no GPU needed) into one kernel per variant,
+# each under the unmangled name the program looks up: the template's two instances are the
+# extern "C" wrappers matmul_tiled16 and matmul_tiled32.
+MEMLAB_CUDA_ARCH=75 "$lab" --kernels "$root/labs/02_shared_tiling/kernels.cu" \
+  --save-kernels "$work/kernels.fatbin" >/dev/null 2>"$work/err" || fail "--save-kernels of kernels.cu exited $?"
+for kernel in matmul_naive matmul_tiled16 matmul_tiled32 matmul_coarsened; do
+  grep -q "Compiling entry function '$kernel' for 'sm_75'" "$work/kernels.fatbin.ptxas" ||
+    fail "ptxas's log of kernels.cu has no kernel $kernel"
+done

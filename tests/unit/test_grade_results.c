@@ -8,7 +8,12 @@
  *   Gradescope: score, max_score, execution_time, output, tests[] {name, score, max_score,
  *   status, output, visibility}; PrairieLearn: gradable, score in [0, 1], message, tests[]
  *   {name, points, max_points, message}; a compile error scores 0 with the compiler's message
- *   (Gradescope) or is not gradable with it (PrairieLearn); no device scores nothing. */
+ *   (Gradescope) or is not gradable with it (PrairieLearn), and so does a refused submission,
+ *   with the program's one line; no device scores nothing;
+ *   a kernels file that lacks a kernel fails the case with the program's line; output past the
+ *   grader's cap is noted and the case graded on its report; a flood of output is capped
+ *   (common/process.c) and what is shown of it is sanitized (tools/text.c). */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -22,8 +27,10 @@
 #include <string.h>
 
 #include "evaluate.h"
+#include "process.h"
 #include "results.h"
 #include "rubric.h"
+#include "text.h"
 
 /* ---- fixtures -------------------------------------------------------------------------------- */
 
@@ -153,7 +160,7 @@ static void predictions_come_from_the_model_run(void **state)
     lab_run close = finished(report("strided", 1, 50.9, 25.0, 1.0, NULL));
     text = evaluate(&rubric_case, &close, NULL, &model, CASE_PASSED);
     free(text);
-    /* Without a model run (a student pack), the submission's own prediction. */
+    /* Without a model run, the prediction in the submission's report (the same program's). */
     text = evaluate(&rubric_case, &submission, NULL, NULL, CASE_PASSED);
     free(text);
     cJSON_Delete(submission.report);
@@ -281,6 +288,59 @@ static void a_run_that_did_not_finish_fails_with_why(void **state)
     text = evaluate(&rubric_case, &no_device, NULL, NULL, CASE_NOT_GRADED);
     expect_text(text, "no usable CUDA device");
     free(text);
+}
+
+static void a_missing_kernel_fails_the_case_with_the_programs_line(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible --variant strided\ncheck correct\n");
+    lab_run missing = finished(NULL);
+    missing.exit_status = LAB_EXIT_INCORRECT;
+    snprintf(missing.stderr_tail, sizeof missing.stderr_tail,
+             "coalescing: your kernels.cu defines no kernel 'copy_strided' (variant strided "
+             "launches it): declare it extern \"C\" __global__\n");
+    char *text = evaluate(&rubric_case, &missing, NULL, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  the program wrote no JSON report (exit status 1): coalescing: your "
+                      "kernels.cu defines no kernel 'copy_strided'");
+    free(text);
+}
+
+static void output_past_the_cap_is_noted_and_the_report_graded(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case c 2 visible --variant strided\ncheck correct\n");
+    lab_run flood = finished(report("strided", 1, NAN, NAN, 1.0, NULL));
+    flood.output_cap_bytes = 1048576;
+    flood.output_cut_bytes = 5000000;
+    snprintf(flood.stdout_tail, sizeof flood.stdout_tail, "thread 12 was here\nthread 13 was here\n");
+    char *text = evaluate(&rubric_case, &flood, NULL, NULL, CASE_PASSED);
+    expect_text(text, "ok    correct");
+    expect_text(text, "note  the program printed more than the grader keeps (1048576 bytes");
+    expect_text(text, "5000000 bytes were dropped");
+    expect_text(text, "its last line on stdout: thread 13 was here");
+    free(text);
+    /* Wrong is wrong, however much it printed. */
+    lab_run wrong = flood;
+    wrong.report = report("strided", 0, NAN, NAN, 1.0, NULL);
+    text = evaluate(&rubric_case, &wrong, NULL, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  correct");
+    free(text);
+    cJSON_Delete(flood.report);
+    cJSON_Delete(wrong.report);
+}
+
+static void a_reference_that_fails_its_check_is_no_reference(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case s 2 visible\ncheck time_ratio <= 1.25\n");
+    lab_run fast = finished(report("coalesced", 1, NAN, NAN, 1.0, NULL));
+    lab_run skeleton = finished(report("coalesced", 0, NAN, NAN, 0.1, NULL));
+    skeleton.exit_status = LAB_EXIT_INCORRECT;
+    char *text = evaluate(&rubric_case, &fast, &skeleton, NULL, CASE_NOT_GRADED);
+    expect_text(text, "no reference solution to compare with");
+    free(text);
+    cJSON_Delete(fast.report);
+    cJSON_Delete(skeleton.report);
 }
 
 static void the_sanitizer_speaks_first(void **state)
@@ -450,8 +510,9 @@ static void a_compile_error_scores_zero_with_the_message(void **state)
     graded g;
     make_graded(&g);
     g.result.compiled = 0;
-    g.result.built_as = "labs/04_coalescing/coalescing.cu";
-    g.result.build_output = "labs/04_coalescing/coalescing.cu(58): error: expected a \";\"\n";
+    g.result.graded_as = "labs/04_coalescing/kernels.cu";
+    g.result.program = "coalescing";
+    g.result.build_output = "coalescing.cu(58): error: expected a \";\"\n";
     for (int i = 0; i < 3; i++) {
         g.results[i].ran = 0;
         g.results[i].output = NULL;
@@ -474,7 +535,49 @@ static void a_compile_error_scores_zero_with_the_message(void **state)
 
     char *text = results_text(&g.result);
     assert_non_null(strstr(text, "score: 0 / 6"));
+    assert_non_null(strstr(text, "graded as labs/04_coalescing/kernels.cu, run by the instructor's "
+                                 "coalescing program"));
     assert_non_null(strstr(text, "case first: FAIL, 0 / 2 points"));
+    assert_non_null(strstr(text, "not run: the submission did not compile"));
+    free(text);
+}
+
+static void a_refused_submission_scores_zero_with_one_line(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    const char *line = "coalescing: kernels.cu: line 3: #include \"rubric\" is not allowed: a "
+                       "kernels file includes only CUDA headers (<cuda_runtime.h>, ...) and "
+                       "\"coalescing.h\"";
+    g.result.compiled = 0;
+    g.result.refused = 1;
+    g.result.build_output = (char *)line;
+    for (int i = 0; i < 3; i++) {
+        g.results[i].ran = 0;
+        g.results[i].output = NULL;
+    }
+    cJSON *json = parsed(results_gradescope(&g.result));
+    check_gradescope_shape(json, 0.0, 6.0);
+    assert_non_null(strstr(string(json, "output"), "was refused before it was compiled"));
+    assert_non_null(strstr(string(json, "output"), line));
+    assert_null(strstr(string(json, "output"), "compiler said"));
+    const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(json, "tests"), 0);
+    assert_string_equal(string(first, "status"), "failed");
+    assert_non_null(strstr(string(first, "output"), "not run: the submission was refused"));
+    cJSON_Delete(json);
+
+    json = parsed(results_prairielearn(&g.result));
+    assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(json, "gradable")));
+    assert_string_equal(string(json, "message"), "The submission was refused.");
+    const cJSON *errors = cJSON_GetObjectItemCaseSensitive(json, "format_errors");
+    assert_int_equal(cJSON_GetArraySize(errors), 1);
+    assert_string_equal(cJSON_GetArrayItem(errors, 0)->valuestring, line);
+    cJSON_Delete(json);
+
+    char *text = results_text(&g.result);
+    assert_non_null(strstr(text, "score: 0 / 6"));
+    assert_non_null(strstr(text, "not run: the submission was refused"));
     free(text);
 }
 
@@ -519,6 +622,76 @@ static void the_text_lists_every_case(void **state)
     free(text);
 }
 
+/* ---- the output cap and what is shown of a child's output ---------------------------------- */
+
+static long file_size(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    assert_non_null(file);
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fclose(file);
+    return size;
+}
+
+static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
+{
+    (void)state;
+    char directory[] = "/tmp/test_grade_results-XXXXXX";
+    assert_non_null(mkdtemp(directory));
+    char out[256], err[256], both[256];
+    snprintf(out, sizeof out, "%s/out", directory);
+    snprintf(err, sizeof err, "%s/err", directory);
+    snprintf(both, sizeof both, "%s/both", directory);
+    /* 8 MB on stdout, then the last word on stderr and on stdout. */
+    char *flood[] = {"sh", "-c", "yes 'a kernel printf line' | head -c 8000000; "
+                                 "echo 'the last message' >&2; echo 'the last line'", NULL};
+    process_result result;
+    assert_int_equal(process_run_capped(flood, NULL, out, err, 30, 100000, 0, &result), 0);
+    assert_int_equal(result.exit_status, 0);
+    assert_true(result.output_bytes == 8000000 + 17 + 14);
+    assert_true(result.cut_bytes == 8000000 + 14 - 100000 - PROCESS_TAIL_BYTES);
+    assert_true(file_size(out) < 100000 + PROCESS_TAIL_BYTES + 256);
+    char tail[64];
+    process_file_tail(out, tail, sizeof tail);
+    assert_non_null(strstr(tail, "the last line\n"));
+    process_file_tail(err, tail, sizeof tail);
+    assert_string_equal(tail, "the last message\n");
+    /* One file for both, and a child that prints nothing past the cap: nothing is cut. */
+    char *small[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
+    assert_int_equal(process_run_capped(small, NULL, both, both, 30, 100000, 0, &result), -1);
+    assert_int_equal(result.exit_status, 3);
+    assert_true(result.cut_bytes == 0);
+    assert_int_equal(file_size(both), 8);
+    /* The time limit still holds while the output is read. */
+    char *endless[] = {"sh", "-c", "yes", NULL};
+    assert_int_equal(process_run_capped(endless, NULL, out, err, 1, 1000, 0, &result), -1);
+    assert_true(result.timed_out);
+    assert_true(file_size(out) < 1000 + PROCESS_TAIL_BYTES + 256);
+    /* A file the child writes itself stops growing at the backstop: a write past it fails, the
+     * child goes on. */
+    char big[256], script[512];
+    snprintf(big, sizeof big, "%s/big", directory);
+    snprintf(script, sizeof script, "head -c 3000000 /dev/zero > %s; echo \"status $?\" >&2", big);
+    char *writer[] = {"sh", "-c", script, NULL};
+    assert_int_equal(process_run_capped(writer, NULL, out, err, 30, 100000, 1048576, &result), 0);
+    assert_int_equal(file_size(big), 1048576);
+    process_file_tail(err, tail, sizeof tail);
+    if (strstr(tail, "status 0") != NULL)
+        fail_msg("the write past the limit succeeded: %s", tail);
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    assert_int_equal(system(command), 0);
+}
+
+static void shown_output_is_sanitized(void **state)
+{
+    (void)state;
+    char text_in[] = "ok\tline\n\rscore: 24 / 24\x1b[2J \xe2\x80\x94 \xff\xc3 end";
+    text_sanitize(text_in);
+    assert_string_equal(text_in, "ok\tline\n?score: 24 / 24?[2J \xe2\x80\x94 ?? end");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -529,12 +702,18 @@ int main(void)
         cmocka_unit_test(counters_not_read_never_pass),
         cmocka_unit_test(time_ratio_needs_the_reference),
         cmocka_unit_test(a_run_that_did_not_finish_fails_with_why),
+        cmocka_unit_test(a_missing_kernel_fails_the_case_with_the_programs_line),
+        cmocka_unit_test(output_past_the_cap_is_noted_and_the_report_graded),
+        cmocka_unit_test(a_reference_that_fails_its_check_is_no_reference),
         cmocka_unit_test(the_sanitizer_speaks_first),
         cmocka_unit_test(gradescope_results_follow_the_spec),
         cmocka_unit_test(prairielearn_results_follow_the_spec),
         cmocka_unit_test(a_compile_error_scores_zero_with_the_message),
+        cmocka_unit_test(a_refused_submission_scores_zero_with_one_line),
         cmocka_unit_test(no_device_scores_nothing_and_says_why),
         cmocka_unit_test(the_text_lists_every_case),
+        cmocka_unit_test(a_flood_of_output_is_capped_and_its_end_kept),
+        cmocka_unit_test(shown_output_is_sanitized),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,6 +115,10 @@ static void malformed_lines_give_one_error_line(void **state)
     expect_error("case a 1 visible --format csv\ncheck correct\n", 1, "cannot hold --format");
     expect_error("case a 1 visible --out x.json\ncheck correct\n", 1, "cannot hold --out");
     expect_error("case a 1 visible --model\ncheck correct\n", 1, "cannot hold --model");
+    /* The grader gives the submission's kernels itself; a case cannot run others. */
+    expect_error("case a 1 visible --kernels x.cu\ncheck correct\n", 1, "cannot hold --kernels");
+    expect_error("case a 1 visible --save-kernels x.fatbin\ncheck correct\n", 1,
+                 "cannot hold --save-kernels");
     expect_error("case a 1 visible\ncheck correct\ncase a 2 visible\ncheck correct\n", 3,
                  "case 'a' is defined twice");
     expect_error("case a 1 visible\ncheck gld_efficiency >> 3\n", 2, "a check is");

@@ -42,6 +42,17 @@ for bad in "--reps 0" "--reps -3" "--reps 5x" "--warmup -1" "--warmup 9999999999
 done
 expect_refused --out "$work"
 
+# --kernels: a file that cannot be a kernels file is refused before anything runs.
+printf '#include "rubric"\n' >"$work/bad.cu"
+printf 'int x;\n' >"$work/kernels.c"
+for bad in "--kernels $work/missing.cu" "--kernels $work/kernels.c" "--kernels $work/bad.cu" \
+  "--save-kernels $work/k.fatbin" "--kernels $work/bad.cu --save-kernels $work/k.fatbin" \
+  "--save-kernels $work/k.cubin"; do
+  # shellcheck disable=SC2086 # each case is several words
+  expect_refused $bad --out "$work/report.json"
+done
+[[ ! -e $work/k.fatbin ]] || fail "a refused --save-kernels wrote its fatbin"
+
 # Each size flag: "  --NAME  N  text (default D, MIN..MAX)" in --help.
 sizes=$("$lab" --help | sed -n 's/^  --\([a-z_]*\) .*(default \(-\{0,1\}[0-9]*\), \(-\{0,1\}[0-9]*\)\.\.\([0-9]*\))$/\1 \2 \3 \4/p')
 [[ -n $sizes ]] || fail "--help lists no size flags"
