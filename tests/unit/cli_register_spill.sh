@@ -28,5 +28,8 @@ spill_stores() { # kernel: the spill store bytes ptxas reported for it
   awk -v kernel="$1" '$0 ~ "Function properties for " kernel "$" { getline; print $5; exit }' \
     "$work/kernels.fatbin.ptxas"
 }
-[[ $(spill_stores smooth_capped) -gt 0 ]] || fail "smooth_capped spills nothing under its cap (ptxas log)"
 [[ $(spill_stores smooth_uncapped) -eq 0 ]] || fail "smooth_uncapped spills (ptxas log)"
+# The cap is the student's to write: in a student pack (STUDENT.md) smooth_capped has none yet.
+if [[ ! -e $root/STUDENT.md ]]; then
+  [[ $(spill_stores smooth_capped) -gt 0 ]] || fail "smooth_capped spills nothing under its cap (ptxas log)"
+fi

@@ -258,6 +258,16 @@ run_command() { # command
     './memlab run '*)
       # A lab run: under --model, no GPU needed.
       program=${words[2]}
+      for ((i = 3; i < ${#words[@]} - 1; i++)); do
+        # A kernels file of the tree, named from its root; it must compile (no GPU needed).
+        [[ ${words[i]} == --kernels ]] || continue
+        [[ -f $root/${words[i + 1]} ]] || { fail "--kernels ${words[i + 1]} is not a file of the tree"; return; }
+        words[i + 1]=$root/${words[i + 1]}
+        MEMLAB_CUDA_ARCH=75 run_words ./memlab run "$program" --kernels "${words[i + 1]}" \
+          --save-kernels "$work/cwd/kernels.fatbin"
+        expect_status 0
+        [[ -s $work/cwd/kernels.fatbin ]] || fail "--kernels ${words[i + 1]} did not compile into a fatbin"
+      done
       [[ " ${words[*]} " == *" --model "* ]] || words+=(--model)
       run_words "${words[@]}"
       expect_status 0
@@ -305,7 +315,7 @@ run_command() { # command
       [[ ! -e $work/cwd/bench.json ]] || fail "wrote bench.json without a GPU"
       ;;
     './memlab grade '*)
-      # GPU only: without a device the submission is built and every case is NOT GRADED (exit 3).
+      # GPU only: without a device the submission is compiled and every case is NOT GRADED (exit 3).
       # The submission is a file of the tree, named from its root.
       program=${words[2]}
       [[ -f $root/${words[3]} ]] || fail "the submission ${words[3]} is not a file of the tree"
@@ -313,7 +323,7 @@ run_command() { # command
       run_words "${words[@]}"
       expect_status 3
       expect_out '^NOT GRADED: the grading host has no usable CUDA device' "why nothing is graded"
-      expect_err "building the submission" "that the submission was built"
+      expect_err "compiling the submission" "that the submission was compiled"
       case_name=""
       for ((i = 4; i < ${#words[@]}; i++)); do [[ ${words[i]} != --case ]] || case_name=${words[i + 1]}; done
       if [[ -n $case_name ]]; then
