@@ -314,6 +314,22 @@ run_command() { # command
       [[ $(wc -l <"$work/err") -eq 1 ]] || fail "not one line on stderr"
       [[ ! -e $work/cwd/bench.json ]] || fail "wrote bench.json without a GPU"
       ;;
+    './memlab student-pack '*)
+      replace_word memlab-students.tar.gz "$work/cwd/pack.tar.gz"
+      replace_word OUT.tar.gz "$work/cwd/pack.tar.gz"
+      run_words "${words[@]}"
+      expect_status 0
+      expect_out "student pack in $work/cwd/pack.tar.gz" "where the pack is"
+      tar -tzf "$work/cwd/pack.tar.gz" >"$work/listing" || { fail "the pack does not unpack"; return; }
+      for path in memlab/STUDENT.md memlab/labs/04_coalescing/kernels.cu memlab/labs/04_coalescing/coalescing.cu \
+        memlab/labs/04_coalescing/rubric memlab/handouts/04_coalescing.md; do
+        grep -qx -- "$path" "$work/listing" || fail "the pack has no $path"
+      done
+      grep -q '^memlab/handouts/instructor' "$work/listing" && fail "the pack holds the instructor notes"
+      tar -xzf "$work/cwd/pack.tar.gz" -C "$work/cwd" memlab/labs/04_coalescing/kernels.cu
+      grep -q 'TODO' "$work/cwd/memlab/labs/04_coalescing/kernels.cu" || fail "the pack's kernels.cu has no TODO"
+      grep -q 'SOLUTION' "$work/cwd/memlab/labs/04_coalescing/kernels.cu" && fail "the pack's kernels.cu holds a solution marker"
+      ;;
     './memlab grade '*)
       # GPU only: without a device the submission is compiled and every case is NOT GRADED (exit 3).
       # The submission is a file of the tree, named from its root.
