@@ -199,3 +199,26 @@ const cJSON *gpu_test_record(const cJSON *report, const char *variant)
     fail_msg("no record of variant %s", variant);
     return NULL;
 }
+
+void gpu_test_write_kernels(const char *text, char *path, size_t size)
+{
+    char directory[] = "/tmp/memlab_kernels_XXXXXX";
+    assert_non_null(mkdtemp(directory));
+    assert_true((size_t)snprintf(path, size, "%s/kernels.cu", directory) < size);
+    FILE *file = fopen(path, "w");
+    assert_non_null(file);
+    assert_true(fputs(text, file) >= 0);
+    assert_int_equal(fclose(file), 0);
+}
+
+void gpu_test_remove_kernels(const char *path)
+{
+    char directory[4096];
+    snprintf(directory, sizeof directory, "%s", path);
+    char *slash = strrchr(directory, '/');
+    remove(path);
+    if (slash != NULL) {
+        *slash = '\0';
+        rmdir(directory);
+    }
+}

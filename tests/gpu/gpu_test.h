@@ -4,6 +4,8 @@
 #ifndef MEMLAB_GPU_TEST_H
 #define MEMLAB_GPU_TEST_H
 
+#include <stddef.h>
+
 #include <cjson/cJSON.h>
 
 /* CTest shows a test that exits with this status as skipped. */
@@ -45,5 +47,12 @@ const cJSON *gpu_test_record(const cJSON *report, const char *variant);
 
 /* A parameter of a record. */
 long long gpu_test_param(const cJSON *record, const char *name);
+
+/* Writes text as kernels.cu in a fresh directory of its own (so nothing beside it is found by
+ * an #include) and puts its path in path; fails the running CMocka test if it cannot. */
+void gpu_test_write_kernels(const char *text, char *path, size_t size);
+
+/* Removes what gpu_test_write_kernels wrote. */
+void gpu_test_remove_kernels(const char *path);
 
 #endif

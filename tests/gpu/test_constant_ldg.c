@@ -11,7 +11,6 @@
  *   the constant variant exits 1 (incorrect), not a crash.
  *
  * Without a GPU it exits 77, which CTest reports as skipped. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,13 +168,8 @@ static void divergent_constant_is_slower_than_ldg(void **state)
 static void missing_mask_constant_fails_only_the_constant_variant(void **state)
 {
     (void)state;
-    char directory[] = "/tmp/memlab_constant_ldg_XXXXXX";
-    assert_non_null(mkdtemp(directory));
-    char path[sizeof directory + 16];
-    snprintf(path, sizeof path, "%s/kernels.cu", directory);
-    FILE *file = fopen(path, "w");
-    assert_non_null(file);
-    fputs("#include <cuda_runtime.h>\n"
+    char path[256];
+    gpu_test_write_kernels("#include <cuda_runtime.h>\n"
           "#include \"constant_ldg.h\"\n"
           "extern \"C\" __global__ void convolve_global(const float *image, const float *mask,\n"
           "                                           float *out, int rows, int cols, int mask_width)\n"
@@ -202,8 +196,7 @@ static void missing_mask_constant_fails_only_the_constant_variant(void **state)
           "                                             int cols, int mask_width)\n"
           "{\n"
           "}\n",
-          file);
-    assert_int_equal(fclose(file), 0);
+          path, sizeof path);
 
     char arguments[512];
     snprintf(arguments, sizeof arguments,
@@ -217,8 +210,7 @@ static void missing_mask_constant_fails_only_the_constant_variant(void **state)
     cJSON *report = gpu_test_run_lab(arguments, TIME_LIMIT_S, &exit_status);
     cJSON_Delete(report);
     assert_int_equal(exit_status, 1);
-    remove(path);
-    rmdir(directory);
+    gpu_test_remove_kernels(path);
 }
 
 int main(void)

@@ -13,7 +13,6 @@
  *   smooth_capped has no cap (a student who left it out) shows no spill and no local memory.
  *
  * Without a GPU it exits 77, which CTest reports as skipped. */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -218,13 +217,8 @@ static void smem_spill_moves_spills_out_of_local_memory(void **state)
 static void spills_are_those_of_the_loaded_kernels(void **state)
 {
     (void)state;
-    char directory[] = "/tmp/memlab_register_spill_XXXXXX";
-    assert_non_null(mkdtemp(directory));
-    char path[sizeof directory + 16];
-    snprintf(path, sizeof path, "%s/kernels.cu", directory);
-    FILE *file = fopen(path, "w");
-    assert_non_null(file);
-    fputs("#include <cuda_runtime.h>\n"
+    char path[256];
+    gpu_test_write_kernels("#include <cuda_runtime.h>\n"
           "#include \"register_spill.h\"\n"
           "extern \"C\" __global__ void smooth_capped(const float *in, float *out, size_t n)\n"
           "{\n"
@@ -232,8 +226,7 @@ static void spills_are_those_of_the_loaded_kernels(void **state)
           "    if (i < n)\n"
           "        out[i] = smooth_ring(in[i]);\n"
           "}\n",
-          file);
-    assert_int_equal(fclose(file), 0);
+          path, sizeof path);
 
     char arguments[512];
     snprintf(arguments, sizeof arguments,
@@ -252,9 +245,7 @@ static void spills_are_those_of_the_loaded_kernels(void **state)
     assert_true(resource(own, "spill_store_bytes") > 0);
     cJSON_Delete(loaded_report);
     cJSON_Delete(own_report);
-    remove(path);
-    snprintf(path, sizeof path, "%s", directory);
-    rmdir(path);
+    gpu_test_remove_kernels(path);
 }
 
 int main(void)
