@@ -148,7 +148,7 @@ static reading read_quantity(const lab_run *run, const cJSON *record, const char
     } else if (profiler_note(run) != NULL) {
         result.status = CASE_NOT_GRADED;
         snprintf(result.why, sizeof result.why,
-                 "hardware counters were not read on the grading host (%s)", profiler_note(run));
+                 EVALUATE_COUNTERS_NOT_READ " (%s)", profiler_note(run));
     } else {
         result.status = CASE_FAILED;
         snprintf(result.why, sizeof result.why,

@@ -20,6 +20,10 @@ typedef enum {
     CASE_NOT_GRADED,            /* the grading host could not tell (no GPU, no counters, ...) */
 } case_status;
 
+/* What a check says when the run read no counters (a not graded check): the grading host
+ * cannot read them, for every case. */
+#define EVALUATE_COUNTERS_NOT_READ "hardware counters were not read on the grading host"
+
 /* Exit statuses of the lab programs (common/memlab.h). */
 enum { LAB_EXIT_OK = 0, LAB_EXIT_INCORRECT = 1, LAB_EXIT_USAGE = 2, LAB_EXIT_NO_DEVICE = 3,
        LAB_EXIT_CUDA_ERROR = 4 };

@@ -1,4 +1,5 @@
-/* results.c: a grading run's outcome for Gradescope, PrairieLearn or people (see results.h). */
+/* results.c: a grading run's outcome for Gradescope, PrairieLearn, people, or a student's
+ * feedback (see results.h). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "results.h"
 
@@ -14,17 +15,50 @@
 #define MAX_BUILD_OUTPUT 65536
 #define MAX_CASE_OUTPUT 16384
 
+/* The host could grade none of it: every case is not graded, whatever ran. */
+static int host_unable(const grade_result *result)
+{
+    return result->compiled && !result->gradable && result->host_unable;
+}
+
 static int passed(const grade_result *result, const case_result *one)
 {
-    return result->compiled && one->ran && one->status == CASE_PASSED;
+    return result->compiled && !host_unable(result) && one->ran && one->status == CASE_PASSED;
+}
+
+static int not_graded(const grade_result *result, const case_result *one)
+{
+    return result->compiled && !passed(result, one) &&
+           (host_unable(result) || !one->ran || one->status == CASE_NOT_GRADED);
+}
+
+double grade_case_score(const grade_result *result, const case_result *one)
+{
+    return passed(result, one) ? one->rubric_case->points : 0.0;
+}
+
+const char *grade_case_status(const grade_result *result, const case_result *one)
+{
+    return passed(result, one) ? "PASS" : not_graded(result, one) ? "NOT GRADED" : "FAIL";
+}
+
+grade_outcome grade_outcome_of(const grade_result *result)
+{
+    if (!result->compiled)
+        return result->refused ? OUTCOME_REFUSED : OUTCOME_NOT_COMPILED;
+    if (!result->gradable)
+        return OUTCOME_NOT_GRADED;
+    for (int i = 0; i < result->case_count; i++)
+        if (!passed(result, &result->cases[i]))
+            return OUTCOME_FAILED;
+    return OUTCOME_PASSED;
 }
 
 double grade_score(const grade_result *result)
 {
     double score = 0;
     for (int i = 0; i < result->case_count; i++)
-        if (passed(result, &result->cases[i]))
-            score += result->cases[i].rubric_case->points;
+        score += grade_case_score(result, &result->cases[i]);
     return score;
 }
 
@@ -57,24 +91,16 @@ static char *cut(const char *text_in, size_t limit)
     return text_take(&buffer);
 }
 
-static const char *status_name(const grade_result *result, const case_result *one)
-{
-    if (passed(result, one))
-        return "PASS";
-    if (result->compiled && (!one->ran || one->status == CASE_NOT_GRADED))
-        return "NOT GRADED";
-    return "FAIL";
-}
-
-/* What a case says: its checks' lines, or why it did not run. */
+/* What a case says: its checks' lines, or why it did not run. When the host could grade
+ * nothing, a few words of why: the summary at the top gives the whole reason, once. */
 static char *case_output(const grade_result *result, const case_result *one)
 {
     text_buffer buffer = {0};
     if (!result->compiled)
         text_append(&buffer, "not run: the submission %s\n",
                     result->refused ? "was refused" : "did not compile");
-    else if (!one->ran)
-        text_append(&buffer, "not graded: %s\n", result->reason);
+    else if (host_unable(result) || !one->ran)
+        text_append(&buffer, "not graded: %s (see the top)\n", result->brief);
     else
         text_append(&buffer, "%s", one->output != NULL ? one->output : "");
     char *whole = text_take(&buffer);
@@ -86,13 +112,13 @@ static char *case_output(const grade_result *result, const case_result *one)
 /* The summary every format starts with. */
 static void summary(const grade_result *result, text_buffer *buffer)
 {
-    int failed = 0, not_graded = 0;
+    int failed = 0, not_graded_count = 0;
     for (int i = 0; i < result->case_count; i++) {
         const case_result *one = &result->cases[i];
         if (passed(result, one))
             continue;
-        if (result->compiled && (!one->ran || one->status == CASE_NOT_GRADED))
-            not_graded++;
+        if (not_graded(result, one))
+            not_graded_count++;
         else
             failed++;
     }
@@ -101,12 +127,12 @@ static void summary(const grade_result *result, text_buffer *buffer)
         text_append(buffer, "graded as %s, run by the instructor's %s program\n",
                     result->graded_as, result->program != NULL ? result->program : result->lab);
     text_append(buffer, "score: %g / %g (%d of %d cases passed", grade_score(result),
-                grade_max_score(result), result->case_count - failed - not_graded,
+                grade_max_score(result), result->case_count - failed - not_graded_count,
                 result->case_count);
     if (failed > 0)
         text_append(buffer, ", %d failed", failed);
-    if (not_graded > 0)
-        text_append(buffer, ", %d not graded", not_graded);
+    if (not_graded_count > 0)
+        text_append(buffer, ", %d not graded", not_graded_count);
     text_append(buffer, ")\n");
     if (!result->compiled && result->refused) {
         text_append(buffer, "\nThe submission was refused before it was compiled, so no case "
@@ -118,6 +144,10 @@ static void summary(const grade_result *result, text_buffer *buffer)
         text_append(buffer, "\nThe submission did not compile, so no case ran: score 0. The "
                             "compiler said:\n%s", messages);
         free(messages);
+    } else if (host_unable(result)) {
+        text_append(buffer, "\nNOT GRADED: %s\nNo case could be graded on this host, so the "
+                            "score is 0 until the submission is graded on one that can (tell "
+                            "your instructor).\n", result->reason);
     } else if (!result->gradable) {
         text_append(buffer, "\nNOT GRADED: %s\nNo points are given for a case that could not "
                             "be graded here; the submission needs a grading host that can "
@@ -179,7 +209,7 @@ char *results_gradescope(const grade_result *result)
         cJSON *test = checked(cJSON_CreateObject());
         cJSON_AddItemToArray(tests, test);
         add_string(test, "name", one->rubric_case->name);
-        add_number(test, "score", passed(result, one) ? one->rubric_case->points : 0.0);
+        add_number(test, "score", grade_case_score(result, one));
         add_number(test, "max_score", one->rubric_case->points);
         add_string(test, "status", passed(result, one) ? "passed" : "failed");
         char *output = case_output(result, one);
@@ -259,7 +289,7 @@ char *results_prairielearn(const grade_result *result)
         cJSON_AddItemToArray(tests, test);
         add_string(test, "name", one->rubric_case->name);
         add_string(test, "description", one->rubric_case->arguments);
-        add_number(test, "points", passed(result, one) ? one->rubric_case->points : 0.0);
+        add_number(test, "points", grade_case_score(result, one));
         add_number(test, "max_points", one->rubric_case->points);
         char *output = case_output(result, one);
         char *problem = passed(result, one) ? strdup("passed") : first_problem(output);
@@ -273,6 +303,20 @@ char *results_prairielearn(const grade_result *result)
     return print(root);
 }
 
+/* Each line of the case's output, indented under its case. */
+static void append_indented(const grade_result *result, const case_result *one,
+                            text_buffer *buffer)
+{
+    char *output = case_output(result, one);
+    for (char *line = output; *line != '\0';) {
+        char *end = strchr(line, '\n');
+        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+        text_append(buffer, "    %.*s\n", (int)length, line);
+        line += length + (end != NULL);
+    }
+    free(output);
+}
+
 char *results_text(const grade_result *result)
 {
     text_buffer buffer = {0};
@@ -280,21 +324,34 @@ char *results_text(const grade_result *result)
     for (int i = 0; i < result->case_count; i++) {
         const case_result *one = &result->cases[i];
         text_append(&buffer, "\ncase %s: %s, %g / %g points", one->rubric_case->name,
-                    status_name(result, one),
-                    passed(result, one) ? one->rubric_case->points : 0.0,
+                    grade_case_status(result, one), grade_case_score(result, one),
                     one->rubric_case->points);
         if (strcmp(one->rubric_case->visibility, "visible") != 0)
             text_append(&buffer, " (%s)", one->rubric_case->visibility);
         text_append(&buffer, "\n    arguments: %s\n", one->rubric_case->arguments);
-        char *output = case_output(result, one);
-        /* Each line of the case's output, indented under its case. */
-        for (char *line = output; *line != '\0';) {
-            char *end = strchr(line, '\n');
-            size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
-            text_append(&buffer, "    %.*s\n", (int)length, line);
-            line += length + (end != NULL);
-        }
-        free(output);
+        append_indented(result, one, &buffer);
     }
+    return text_take(&buffer);
+}
+
+char *results_feedback(const grade_result *result)
+{
+    text_buffer buffer = {0};
+    summary(result, &buffer);
+    int hidden = 0;
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *one = &result->cases[i];
+        if (strcmp(one->rubric_case->visibility, "hidden") == 0) {
+            hidden++;
+            continue;
+        }
+        text_append(&buffer, "\ncase %s: %s, %g / %g points\n", one->rubric_case->name,
+                    grade_case_status(result, one), grade_case_score(result, one),
+                    one->rubric_case->points);
+        append_indented(result, one, &buffer);
+    }
+    if (hidden > 0)
+        text_append(&buffer, "\n%d hidden case%s counted in the score; %s not shown.\n", hidden,
+                    hidden == 1 ? " is" : "s are", hidden == 1 ? "its result is" : "their results are");
     return text_take(&buffer);
 }

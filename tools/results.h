@@ -8,8 +8,13 @@
  * with the reason (format_errors holds the refusal or the compiler's messages).
  * Text: a summary line, then one block per case:  case NAME: PASS|FAIL|NOT GRADED, S / P points
  *
+ * Feedback: what a student sees of it on Gradescope, as text: the summary, then each case that
+ * is not hidden with its points and its output.
+ *
  * Points come only from cases that ran and passed: a case that did not run or could not be
- * graded scores 0.
+ * graded scores 0. When the grading host could grade nothing (no GPU, no counters: host_unable),
+ * every format says so once at the top, the score is 0, and every case is "not graded" with a
+ * few words of why (brief), never the whole reason again.
  */
 #ifndef MEMLAB_RESULTS_H
 #define MEMLAB_RESULTS_H
@@ -34,18 +39,35 @@ typedef struct {
                                    #include of another file, ...); build_output is one line */
     char *build_output;
     int gradable;               /* 0: this host could not grade it; reason says why */
+    int host_unable;            /* with gradable 0: the host could grade none of it (no GPU,
+                                   counters not readable, the program would not run) */
+    char brief[128];            /* with host_unable: the reason in a few words */
     char reason[1024];
     double execution_time_s;
     case_result *cases;
     int case_count;
 } grade_result;
 
+typedef enum {
+    OUTCOME_PASSED,             /* every case passed */
+    OUTCOME_FAILED,             /* graded, a case failed */
+    OUTCOME_NOT_COMPILED,       /* the compiler stopped it: score 0 */
+    OUTCOME_REFUSED,            /* the lab program refused it before compiling: score 0 */
+    OUTCOME_NOT_GRADED,         /* this host could not grade it (all of it, or a case) */
+} grade_outcome;
+
 double grade_score(const grade_result *result);
 double grade_max_score(const grade_result *result);
+grade_outcome grade_outcome_of(const grade_result *result);
+
+/* The points a case earned, and "PASS", "FAIL" or "NOT GRADED". */
+double grade_case_score(const grade_result *result, const case_result *one);
+const char *grade_case_status(const grade_result *result, const case_result *one);
 
 /* Each returns a malloc'd, NUL-terminated document (JSON for the first two). */
 char *results_gradescope(const grade_result *result);
 char *results_prairielearn(const grade_result *result);
 char *results_text(const grade_result *result);
+char *results_feedback(const grade_result *result);
 
 #endif

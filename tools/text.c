@@ -1,4 +1,4 @@
-/* text.c: a growable string for the grader's messages. */
+/* text.c: a growable string for the grader's messages, and reading a file into one. */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "text.h"
 
@@ -53,6 +53,25 @@ void text_free(text_buffer *buffer)
     free(buffer->data);
     buffer->data = NULL;
     buffer->length = buffer->capacity = 0;
+}
+
+char *text_read_file(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    text_buffer buffer = {0};
+    char chunk[8192];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, file)) > 0)
+        text_append(&buffer, "%.*s", (int)got, chunk);
+    int failed = ferror(file);
+    fclose(file);
+    if (failed) {
+        text_free(&buffer);
+        return NULL;
+    }
+    return text_take(&buffer);
 }
 
 /* The length of the valid UTF-8 sequence at text, or 0. */

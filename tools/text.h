@@ -1,4 +1,4 @@
-/* text.h: a growable string for the grader's messages. */
+/* text.h: a growable string for the grader's messages, and reading a file into one. */
 #ifndef MEMLAB_TEXT_H
 #define MEMLAB_TEXT_H
 
@@ -18,6 +18,9 @@ void text_append(text_buffer *buffer, const char *format, ...)
 char *text_take(text_buffer *buffer);
 
 void text_free(text_buffer *buffer);
+
+/* A whole file as a string (the caller frees it), or NULL when it cannot be read. */
+char *text_read_file(const char *path);
 
 /* Makes text from a child process safe to show: every control character but newline and tab,
  * and every byte that is not part of valid UTF-8, becomes '?' (in place). A program's output

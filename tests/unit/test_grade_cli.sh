@@ -67,9 +67,12 @@ expect_refused "a directory as program" --root "$fake" toy "$work/submission.cu"
 # The submission: a regular file within the size limit, or one line and nothing else.
 expect_refused "a missing submission" --root "$fake" toy "$work/nothing.cu" --program "$work/toy"
 grep -q "no submission .*nothing.cu" "$work/err" || fail "a missing submission: message is '$(cat "$work/err")'"
+# A directory is a class of submissions (test_grade_batch.sh): an empty one is refused.
 mkdir "$work/directory.cu"
-expect_refused "a directory as submission" --root "$fake" toy "$work/directory.cu" --program "$work/toy"
-grep -q "not a regular file" "$work/err" || fail "a directory as submission: message is '$(cat "$work/err")'"
+expect_refused "an empty directory as submissions" --root "$fake" toy "$work/directory.cu" --program "$work/toy"
+grep -q "directory.cu is empty" "$work/err" || fail "an empty directory as submissions: message is '$(cat "$work/err")'"
+expect_refused "--jobs for one submission" "${toy[@]}" --jobs 2
+grep -q -- "--jobs is for a batch" "$work/err" || fail "--jobs for one submission: message is '$(cat "$work/err")'"
 ln -s "$fake/labs/01_toy/rubric" "$work/link.cu"
 expect_refused "a link to the rubric as submission" --root "$fake" toy "$work/link.cu" --program "$work/toy"
 grep -q "symbolic link" "$work/err" || fail "a link as submission: message is '$(cat "$work/err")'"

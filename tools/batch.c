@@ -1,0 +1,1089 @@
+/* batch.c: grading a whole class (see batch.h).
+ *
+ *   1. refuse bad input before anything is written: SUBMISSIONS missing, empty or holding no
+ *      submission, a .zip that is not one (or no unzip to open it), a submission_metadata.yml
+ *      that does not read, an output folder that cannot be written;
+ *   2. find the submissions: each NAME.cu, and each NAME/ folder's kernels.cu (or its only .cu);
+ *      in Gradescope's export, each folder's students come from submission_metadata.yml;
+ *   3. for each, the key: SHA-256 of the batch's settings, the rubric, the --cases files and the
+ *      submission. One whose record holds that key and a grade is kept as it is;
+ *   4. grade the others, up to --jobs at a time, each in a process of its own running the
+ *      single-submission path (grading.c): its compile runs at once, its cases take turns on
+ *      the GPU (the GPU lock). The process writes results/ID.json (Gradescope), results/ID.txt,
+ *      feedback/ID.txt, and last results/ID.record: a crash leaves no record, and no grade;
+ *   5. write scores.csv and canvas.csv, and say what became of each submission.
+ */
+#define _XOPEN_SOURCE 700 /* realpath, mkdtemp, scandir, strdup */
+#include "batch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "process.h"
+#include "results.h"
+#include "roster.h"
+#include "sha256.h"
+#include "text.h"
+
+enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 };
+
+#define METADATA_NAME "submission_metadata.yml"
+#define ID_SIZE 256
+#define UNZIP_TIME_LIMIT_S 600
+#define NAMES_LISTED 8          /* the summary names this many submissions of each kind */
+
+/* What became of one case of a submission. */
+typedef struct {
+    double points;
+    char status[16];            /* "PASS", "FAIL", "NOT GRADED" */
+} case_mark;
+
+typedef enum {
+    DONE_PASSED,
+    DONE_FAILED,
+    DONE_NOT_COMPILED,
+    DONE_REFUSED,
+    DONE_NOT_GRADED,
+    DONE_NO_SUBMISSION,
+    DONE_KINDS
+} done_kind;
+
+static const char *const done_words[DONE_KINDS] = {
+    "passed", "failed", "did not compile", "refused", "not graded", "no submission",
+};
+
+typedef struct {
+    char id[ID_SIZE];           /* "alice", "submission_409194023": names its files */
+    char path[GRADING_PATH_SIZE]; /* the kernels .cu to grade; "" when there is none */
+    char problem[512];          /* why there is none */
+    const roster_submission *students; /* from Gradescope's export, else NULL */
+    char key[SHA256_HEX_SIZE];
+    pid_t pid;                  /* its grading process while it runs */
+    int kept;                   /* graded before with the same key */
+    done_kind done;
+    char detail[512];           /* why it is not graded, what refused it */
+    int scored;                 /* it has a score (a compile error and a refusal score 0) */
+    double score, max_score;
+    case_mark *marks;           /* one per case graded */
+} entry;
+
+typedef struct {
+    const grading_setup *setup;
+    const batch_options *options;
+    const grading_case **cases; /* the cases graded (--case picks one) */
+    int case_count;
+    entry *entries;
+    int count, capacity;
+    roster students;
+    char base[GRADING_PATH_SIZE];   /* where the submissions are (an unpacked .zip's folder) */
+    char unpacked[GRADING_PATH_SIZE]; /* the scratch folder of an unpacked .zip, else "" */
+    char out_resolved[PATH_MAX];    /* the output folder, absolute */
+    char ignored[512];          /* files that are no submission, named */
+    int ignored_count;
+    int write_failed;           /* a file of the output could not be written */
+    struct timespec start;
+} batch;
+
+static int refuse(const char *format, ...) __attribute__((format(printf, 1, 2)));
+
+static int refuse(const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    fprintf(stderr, "memlab grade: ");
+    vfprintf(stderr, format, arguments);
+    fprintf(stderr, "\n");
+    va_end(arguments);
+    return EXIT_USAGE;
+}
+
+static void out_of_memory(void)
+{
+    fprintf(stderr, "memlab grade: out of host memory\n");
+    exit(EXIT_USAGE);
+}
+
+static int ends_with(const char *text, const char *end)
+{
+    size_t length = strlen(text), end_length = strlen(end);
+    return length > end_length && strcmp(text + length - end_length, end) == 0;
+}
+
+static int is_directory(const char *path)
+{
+    struct stat status;
+    return lstat(path, &status) == 0 && S_ISDIR(status.st_mode);
+}
+
+static int is_regular(const char *path)
+{
+    struct stat status;
+    return lstat(path, &status) == 0 && S_ISREG(status.st_mode);
+}
+
+int batch_is_batch(const char *path)
+{
+    struct stat status;
+    if (stat(path, &status) != 0)
+        return 0;
+    return S_ISDIR(status.st_mode) || (S_ISREG(status.st_mode) && ends_with(path, ".zip"));
+}
+
+static double seconds_since(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) + (now.tv_nsec - start->tv_nsec) * 1e-9;
+}
+
+/* "1:05" or "2:03:04" */
+static void clock_text(double seconds, char *text, size_t size)
+{
+    long whole = (long)(seconds + 0.5);
+    if (whole >= 3600)
+        snprintf(text, size, "%ld:%02ld:%02ld", whole / 3600, whole / 60 % 60, whole % 60);
+    else
+        snprintf(text, size, "%ld:%02ld", whole / 60, whole % 60);
+}
+
+/* ---- finding the submissions ------------------------------------------------------------------ */
+
+/* Entries a listing skips: hidden ones and the Finder's __MACOSX folders of a zip. */
+static int visible_entry(const struct dirent *listed)
+{
+    return listed->d_name[0] != '.' && strcmp(listed->d_name, "__MACOSX") != 0;
+}
+
+/* The visible entries of a folder, in name order; -1 when it cannot be read. */
+static int list_folder(const char *path, struct dirent ***names)
+{
+    return scandir(path, names, visible_entry, alphasort);
+}
+
+static void free_listing(struct dirent **names, int count)
+{
+    for (int i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+}
+
+static entry *add_entry(batch *state, const char *id)
+{
+    if (state->count == state->capacity) {
+        int capacity = state->capacity == 0 ? 64 : 2 * state->capacity;
+        entry *grown = realloc(state->entries, (size_t)capacity * sizeof *grown);
+        if (grown == NULL)
+            out_of_memory();
+        state->entries = grown;
+        state->capacity = capacity;
+    }
+    entry *added = &state->entries[state->count++];
+    memset(added, 0, sizeof *added);
+    /* Named for the files it gets, shown to people: made safe to show. */
+    snprintf(added->id, sizeof added->id, "%s", id);
+    text_sanitize(added->id);
+    for (int i = 0; i < state->count - 1; i++)
+        if (strcmp(state->entries[i].id, added->id) == 0) {
+            snprintf(added->problem, sizeof added->problem,
+                     "it has the same name as another submission");
+            snprintf(added->id + strlen(added->id), sizeof added->id - strlen(added->id), "-%d",
+                     state->count);
+        }
+    return added;
+}
+
+/* The kernels .cu a submission's folder holds: its kernels.cu, or its only .cu file. */
+static void folder_submission(entry *one, const char *folder)
+{
+    char path[GRADING_PATH_SIZE];
+    grading_path(path, sizeof path, "%s/kernels.cu", folder);
+    struct stat status;
+    if (lstat(path, &status) == 0) {
+        snprintf(one->path, sizeof one->path, "%s", path);
+        return;
+    }
+    struct dirent **names;
+    int count = list_folder(folder, &names);
+    if (count < 0) {
+        snprintf(one->problem, sizeof one->problem, "its folder cannot be read");
+        return;
+    }
+    int found = 0;
+    for (int i = 0; i < count; i++) {
+        grading_path(path, sizeof path, "%s/%s", folder, names[i]->d_name);
+        if (ends_with(names[i]->d_name, ".cu") && is_regular(path) && found++ == 0)
+            snprintf(one->path, sizeof one->path, "%s", path);
+    }
+    free_listing(names, count);
+    if (found == 0)
+        snprintf(one->problem, sizeof one->problem, "its folder holds no kernels.cu");
+    else if (found > 1)
+        snprintf(one->problem, sizeof one->problem,
+                 "its folder holds %d .cu files and no kernels.cu: which is the submission?", found);
+    if (found != 1)
+        one->path[0] = '\0';
+}
+
+/* What the single grader would refuse of the file, as a reason. */
+static void check_file(entry *one)
+{
+    struct stat status;
+    if (lstat(one->path, &status) != 0)
+        snprintf(one->problem, sizeof one->problem, "it cannot be read");
+    else if (S_ISLNK(status.st_mode))
+        snprintf(one->problem, sizeof one->problem, "it is a symbolic link, not the file itself");
+    else if (!S_ISREG(status.st_mode))
+        snprintf(one->problem, sizeof one->problem, "it is not a regular file");
+    else if ((long long)status.st_size > GRADING_SUBMISSION_MAX_BYTES)
+        snprintf(one->problem, sizeof one->problem,
+                 "it holds %lld bytes, more than the limit of %d for a kernels .cu",
+                 (long long)status.st_size, GRADING_SUBMISSION_MAX_BYTES);
+    else if (access(one->path, R_OK) != 0)
+        snprintf(one->problem, sizeof one->problem, "it cannot be read");
+    if (one->problem[0] != '\0')
+        one->path[0] = '\0';
+}
+
+/* A folder that holds one folder and nothing else (a zip's top folder, Gradescope's
+ * assignment_NNN_export/) stands for what it holds, unless it is a submission itself. */
+static void find_base(batch *state)
+{
+    for (int depth = 0; depth < 4; depth++) {
+        char path[GRADING_PATH_SIZE];
+        grading_path(path, sizeof path, "%s/" METADATA_NAME, state->base);
+        if (is_regular(path))
+            return;
+        struct dirent **names;
+        int count = list_folder(state->base, &names);
+        if (count < 0)
+            return;
+        int descend = 0;
+        if (count == 1) {
+            grading_path(path, sizeof path, "%s/%s", state->base, names[0]->d_name);
+            char kernels[GRADING_PATH_SIZE];
+            grading_path(kernels, sizeof kernels, "%s/kernels.cu", path);
+            descend = is_directory(path) && !is_regular(kernels);
+        }
+        free_listing(names, count);
+        if (!descend)
+            return;
+        snprintf(state->base, sizeof state->base, "%s", path);
+    }
+}
+
+/* 1 if path is the output folder (it may sit among the submissions). */
+static int is_output(const batch *state, const char *path)
+{
+    char resolved[PATH_MAX];
+    return realpath(path, resolved) != NULL && strcmp(resolved, state->out_resolved) == 0;
+}
+
+static void note_ignored(batch *state, const char *name)
+{
+    size_t used = strlen(state->ignored);
+    if (state->ignored_count < NAMES_LISTED)
+        snprintf(state->ignored + used, sizeof state->ignored - used, "%s%s",
+                 state->ignored_count > 0 ? ", " : "", name);
+    state->ignored_count++;
+}
+
+/* Every submission under state->base. Returns EXIT_PASSED or a refusal's status. */
+static int find_submissions(batch *state)
+{
+    find_base(state);
+    char metadata[GRADING_PATH_SIZE];
+    grading_path(metadata, sizeof metadata, "%s/" METADATA_NAME, state->base);
+    char error[1024];
+    if (is_regular(metadata) && roster_read(&state->students, metadata, error, sizeof error) != 0)
+        return refuse("%s", error);
+
+    struct dirent **names;
+    int count = list_folder(state->base, &names);
+    if (count < 0)
+        return refuse("cannot read the folder %s", state->base);
+    for (int i = 0; i < count; i++) {
+        const char *name = names[i]->d_name;
+        char path[GRADING_PATH_SIZE];
+        grading_path(path, sizeof path, "%s/%s", state->base, name);
+        struct stat status;
+        if (strcmp(name, METADATA_NAME) == 0 || is_output(state, path) || lstat(path, &status) != 0)
+            continue;
+        if (S_ISREG(status.st_mode) && !ends_with(name, ".cu")) {
+            note_ignored(state, name);
+            continue;
+        }
+        char id[ID_SIZE];
+        snprintf(id, sizeof id, "%.*s", (int)(strlen(name) - (ends_with(name, ".cu") ? 3 : 0)),
+                 name);
+        entry *one = add_entry(state, id);
+        one->students = roster_find(&state->students, name);
+        if (one->problem[0] != '\0')
+            continue;
+        if (S_ISDIR(status.st_mode)) {
+            folder_submission(one, path);
+        } else {
+            snprintf(one->path, sizeof one->path, "%s", path);
+        }
+        if (one->path[0] != '\0')
+            check_file(one);
+    }
+    free_listing(names, count);
+
+    /* A student in the export whose folder is not there still gets a row. */
+    for (int i = 0; i < state->students.count; i++) {
+        const roster_submission *listed = &state->students.submissions[i];
+        int found = 0;
+        for (int j = 0; j < state->count && !found; j++)
+            found = state->entries[j].students == listed;
+        if (found)
+            continue;
+        entry *one = add_entry(state, listed->folder);
+        one->students = listed;
+        if (one->problem[0] == '\0')
+            snprintf(one->problem, sizeof one->problem,
+                     METADATA_NAME " lists it, but its folder is not there");
+    }
+    if (count == 0 && state->students.count == 0)
+        return refuse("%s is empty: give one NAME.cu or NAME/kernels.cu per student, or "
+                      "Gradescope's export", state->options->submissions);
+    if (state->count == 0)
+        return refuse("%s holds no submission%s%s%s: give one NAME.cu or NAME/kernels.cu per "
+                      "student, or Gradescope's export", state->options->submissions,
+                      state->ignored_count > 0 ? " (only " : "", state->ignored,
+                      state->ignored_count > 0 ? ")" : "");
+    return EXIT_PASSED;
+}
+
+/* unzip on the PATH, or "" */
+static void find_unzip(char *path, size_t size)
+{
+    path[0] = '\0';
+    const char *search = getenv("PATH");
+    char *copy = strdup(search != NULL ? search : "");
+    if (copy == NULL)
+        out_of_memory();
+    char *saved = NULL;
+    for (char *folder = strtok_r(copy, ":", &saved); folder != NULL && path[0] == '\0';
+         folder = strtok_r(NULL, ":", &saved)) {
+        char candidate[GRADING_PATH_SIZE];
+        grading_path(candidate, sizeof candidate, "%s/unzip", folder);
+        if (access(candidate, X_OK) == 0)
+            snprintf(path, size, "%s", candidate);
+    }
+    free(copy);
+}
+
+/* A .zip is unpacked with Info-ZIP's unzip (it drops absolute paths and "../" from names) into
+ * a scratch folder, its files capped in size like any run's; nothing is written elsewhere. */
+static int unpack(batch *state)
+{
+    const char *zip = state->options->submissions;
+    FILE *file = fopen(zip, "rb");
+    unsigned char magic[4] = {0};
+    size_t got = file != NULL ? fread(magic, 1, sizeof magic, file) : 0;
+    if (file != NULL)
+        fclose(file);
+    if (file == NULL)
+        return refuse("cannot read %s", zip);
+    if (got < 4 || magic[0] != 'P' || magic[1] != 'K' ||
+        !((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6)))
+        return refuse("%s is not a zip archive", zip);
+    char unzip[GRADING_PATH_SIZE];
+    find_unzip(unzip, sizeof unzip);
+    if (unzip[0] == '\0')
+        return refuse("%s: unzip is not installed (the Debian package unzip)", zip);
+    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    grading_path(state->unpacked, sizeof state->unpacked, "%s/memlab-batch-XXXXXX", temporary);
+    if (mkdtemp(state->unpacked) == NULL) {
+        state->unpacked[0] = '\0';
+        return refuse("cannot make a scratch folder in %s to unpack %s", temporary, zip);
+    }
+    char log[GRADING_PATH_SIZE], into[GRADING_PATH_SIZE];
+    grading_path(log, sizeof log, "%s/unzip.log", state->unpacked);
+    grading_path(into, sizeof into, "%s/unpacked", state->unpacked);
+    char *argv[] = {unzip, "-q", "-o", (char *)zip, "-d", into, NULL};
+    process_result result;
+    process_run_capped(argv, NULL, log, log, UNZIP_TIME_LIMIT_S, 65536, GRADING_FILE_LIMIT_BYTES,
+                       &result);
+    /* unzip's exit status 1 is a warning (a name it mended); 2 and up, an error. */
+    if (!result.started || result.timed_out || result.signal != 0 || result.exit_status > 1) {
+        char tail[512];
+        process_file_tail(log, tail, sizeof tail);
+        text_sanitize(tail);
+        size_t length = strlen(tail);
+        while (length > 0 && tail[length - 1] == '\n')
+            tail[--length] = '\0';
+        const char *last = strrchr(tail, '\n') != NULL ? strrchr(tail, '\n') + 1 : tail;
+        return refuse("%s could not be unpacked: %s", zip,
+                      result.timed_out ? "unzip ran past its time limit" : last);
+    }
+    snprintf(state->base, sizeof state->base, "%s", into);
+    return EXIT_PASSED;
+}
+
+/* The output folder can be made or written: nothing is made yet. */
+static int check_output(batch *state)
+{
+    const char *out = state->options->out;
+    struct stat status;
+    if (stat(out, &status) == 0) {
+        if (!S_ISDIR(status.st_mode))
+            return refuse("--out %s is not a folder", out);
+        if (access(out, W_OK | X_OK) != 0 || realpath(out, state->out_resolved) == NULL)
+            return refuse("cannot write in %s", out);
+        return EXIT_PASSED;
+    }
+    /* A new folder: its parent must be a folder this user can write in. */
+    char parent[GRADING_PATH_SIZE], name[GRADING_PATH_SIZE];
+    snprintf(parent, sizeof parent, "%s", out);
+    size_t length = strlen(parent);
+    while (length > 1 && parent[length - 1] == '/')
+        parent[--length] = '\0';
+    char *slash = strrchr(parent, '/');
+    snprintf(name, sizeof name, "%s", slash != NULL ? slash + 1 : parent);
+    if (slash == NULL)
+        snprintf(parent, sizeof parent, ".");
+    else if (slash == parent)
+        slash[1] = '\0';
+    else
+        *slash = '\0';
+    char resolved[PATH_MAX];
+    if (!is_directory(parent) || access(parent, W_OK | X_OK) != 0 ||
+        realpath(parent, resolved) == NULL)
+        return refuse("cannot make %s: %s is not a folder this user can write in", out, parent);
+    if (snprintf(state->out_resolved, sizeof state->out_resolved, "%s/%s",
+                 strcmp(resolved, "/") == 0 ? "" : resolved, name) >= (int)sizeof state->out_resolved)
+        return refuse("--out %s: the path is too long", out);
+    return EXIT_PASSED;
+}
+
+static int make_folder(const char *path)
+{
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return refuse("cannot make %s: %s", path, strerror(errno));
+    return EXIT_PASSED;
+}
+
+/* ---- keys and records ------------------------------------------------------------------------- */
+
+/* What a grade depends on: the batch's settings, the rubric, the --cases files and the file. */
+static void compute_key(const batch *state, entry *one)
+{
+    sha256_context context;
+    sha256_start(&context);
+    const char *only = state->setup->only_case != NULL ? state->setup->only_case : "";
+    char settings[512];
+    int length = snprintf(settings, sizeof settings, "memlab batch 1\nlab %s\ncase %s\n",
+                          state->setup->lab, only);
+    sha256_add(&context, settings, (size_t)length);
+    sha256_add_file(&context, state->options->rubric);
+    for (int i = 0; i < state->options->case_file_count; i++) {
+        sha256_add(&context, "\ncases\n", 7);
+        sha256_add_file(&context, state->options->case_files[i]);
+    }
+    sha256_add(&context, "\nsubmission\n", 12);
+    if (sha256_add_file(&context, one->path) != 0)
+        sha256_add(&context, "unreadable", 10);
+    sha256_finish(&context, one->key);
+}
+
+static void entry_path(const batch *state, const entry *one, const char *folder,
+                       const char *suffix, char *path, size_t size)
+{
+    grading_path(path, size, "%s/%s/%s%s", state->out_resolved, folder, one->id, suffix);
+}
+
+static done_kind done_of(grade_outcome outcome)
+{
+    switch (outcome) {
+    case OUTCOME_PASSED:
+        return DONE_PASSED;
+    case OUTCOME_FAILED:
+        return DONE_FAILED;
+    case OUTCOME_NOT_COMPILED:
+        return DONE_NOT_COMPILED;
+    case OUTCOME_REFUSED:
+        return DONE_REFUSED;
+    case OUTCOME_NOT_GRADED:
+        break;
+    }
+    return DONE_NOT_GRADED;
+}
+
+static cJSON *checked(cJSON *item)
+{
+    if (item == NULL)
+        out_of_memory();
+    return item;
+}
+
+/* Writes the document to path, then frees it. Returns 0 or -1. */
+static int write_document(const char *path, char *document)
+{
+    FILE *file = fopen(path, "w");
+    int status = file != NULL && fputs(document, file) != EOF && fputs("\n", file) != EOF ? 0 : -1;
+    if (file != NULL && fclose(file) != 0)
+        status = -1;
+    free(document);
+    if (status != 0)
+        fprintf(stderr, "memlab grade: cannot write %s\n", path);
+    return status;
+}
+
+/* What the batch keeps of a graded submission: its key, outcome and points. Written to a
+ * temporary name and renamed: a record is whole or absent. */
+static int write_record(const batch *state, const entry *one, const grade_result *result)
+{
+    cJSON *root = checked(cJSON_CreateObject());
+    checked(cJSON_AddStringToObject(root, "key", one->key));
+    grade_outcome outcome = grade_outcome_of(result);
+    checked(cJSON_AddStringToObject(root, "outcome", done_words[done_of(outcome)]));
+    char detail[512] = "";
+    if (outcome == OUTCOME_REFUSED)
+        snprintf(detail, sizeof detail, "%s", result->build_output != NULL ? result->build_output : "");
+    else if (outcome == OUTCOME_NOT_GRADED)
+        snprintf(detail, sizeof detail, "%.500s", result->host_unable ? result->brief : result->reason);
+    checked(cJSON_AddStringToObject(root, "detail", detail));
+    checked(cJSON_AddNumberToObject(root, "score", grade_score(result)));
+    checked(cJSON_AddNumberToObject(root, "max_score", grade_max_score(result)));
+    cJSON *cases = checked(cJSON_AddArrayToObject(root, "cases"));
+    for (int i = 0; i < result->case_count; i++) {
+        const case_result *mark = &result->cases[i];
+        cJSON *item = checked(cJSON_CreateObject());
+        cJSON_AddItemToArray(cases, item);
+        checked(cJSON_AddStringToObject(item, "name", mark->rubric_case->name));
+        checked(cJSON_AddStringToObject(item, "status", grade_case_status(result, mark)));
+        checked(cJSON_AddNumberToObject(item, "score", grade_case_score(result, mark)));
+    }
+    char *printed = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (printed == NULL)
+        out_of_memory();
+    char *document = strdup(printed);
+    cJSON_free(printed);
+    if (document == NULL)
+        out_of_memory();
+    char path[GRADING_PATH_SIZE], partial[GRADING_PATH_SIZE];
+    entry_path(state, one, "results", ".record", path, sizeof path);
+    entry_path(state, one, "results", ".record.partial", partial, sizeof partial);
+    if (write_document(partial, document) != 0)
+        return -1;
+    if (rename(partial, path) != 0) {
+        fprintf(stderr, "memlab grade: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static const char *json_string(const cJSON *object, const char *key)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, key);
+    return cJSON_IsString(item) ? item->valuestring : NULL;
+}
+
+/* Fills the entry from its record. Returns 0, or -1 when there is no record that fits the
+ * batch's cases; *key gets the record's key. */
+static int read_record(const batch *state, entry *one, char key[SHA256_HEX_SIZE])
+{
+    char path[GRADING_PATH_SIZE];
+    entry_path(state, one, "results", ".record", path, sizeof path);
+    char *text = text_read_file(path);
+    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    const char *stored_key = json_string(root, "key");
+    const char *outcome = json_string(root, "outcome");
+    const char *detail = json_string(root, "detail");
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(root, "score");
+    const cJSON *max_score = cJSON_GetObjectItemCaseSensitive(root, "max_score");
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
+    int fits = stored_key != NULL && outcome != NULL && detail != NULL && cJSON_IsNumber(score) &&
+               cJSON_IsNumber(max_score) && cJSON_GetArraySize(cases) == state->case_count;
+    int kind = DONE_KINDS;
+    for (int k = 0; fits && k < DONE_KINDS; k++)
+        if (strcmp(outcome, done_words[k]) == 0)
+            kind = k;
+    fits = fits && kind < DONE_NO_SUBMISSION;
+    for (int i = 0; fits && i < state->case_count; i++) {
+        const cJSON *item = cJSON_GetArrayItem(cases, i);
+        const char *name = json_string(item, "name"), *status = json_string(item, "status");
+        const cJSON *points = cJSON_GetObjectItemCaseSensitive(item, "score");
+        fits = name != NULL && status != NULL && cJSON_IsNumber(points) &&
+               strcmp(name, state->cases[i]->name) == 0 &&
+               strlen(status) < sizeof one->marks[i].status;
+        if (fits) {
+            one->marks[i].points = points->valuedouble;
+            snprintf(one->marks[i].status, sizeof one->marks[i].status, "%s", status);
+        }
+    }
+    if (fits) {
+        snprintf(key, SHA256_HEX_SIZE, "%s", stored_key);
+        one->done = (done_kind)kind;
+        snprintf(one->detail, sizeof one->detail, "%s", detail);
+        one->scored = kind != DONE_NOT_GRADED;
+        one->score = score->valuedouble;
+        one->max_score = max_score->valuedouble;
+    }
+    cJSON_Delete(root);
+    return fits ? 0 : -1;
+}
+
+/* ---- grading ------------------------------------------------------------------------------------ */
+
+/* In the grading process: the single-submission path, then its files. Never returns. */
+static void grade_in_child(const batch *state, const entry *one)
+{
+    grade_result result;
+    grading_grade(state->setup, one->path, one->id, &result);
+    char json[GRADING_PATH_SIZE], text[GRADING_PATH_SIZE], feedback[GRADING_PATH_SIZE];
+    entry_path(state, one, "results", ".json", json, sizeof json);
+    entry_path(state, one, "results", ".txt", text, sizeof text);
+    entry_path(state, one, "feedback", ".txt", feedback, sizeof feedback);
+    int status = write_document(json, results_gradescope(&result));
+    status |= write_document(text, results_text(&result));
+    status |= write_document(feedback, results_feedback(&result));
+    if (status == 0)
+        status = write_record(state, one, &result);
+    grading_free(&result);
+    exit(status == 0 ? EXIT_PASSED : EXIT_USAGE);
+}
+
+/* Feedback for a submission that never ran: what the student is told. */
+static int write_no_submission(const batch *state, const entry *one)
+{
+    char path[GRADING_PATH_SIZE];
+    entry_path(state, one, "feedback", ".txt", path, sizeof path);
+    text_buffer buffer = {0};
+    text_append(&buffer, "memlab grade: lab %s, submission %s\nNo submission was graded: %s.\n",
+                state->setup->lab, one->id, one->problem);
+    return write_document(path, text_take(&buffer));
+}
+
+static int count_status(const batch *state, const entry *one, const char *status)
+{
+    int count = 0;
+    for (int i = 0; i < state->case_count; i++)
+        count += strcmp(one->marks[i].status, status) == 0;
+    return count;
+}
+
+/* "18 / 24, 2 of 8 cases failed" and the like. */
+static void describe(const batch *state, const entry *one, char *text, size_t size)
+{
+    switch (one->done) {
+    case DONE_PASSED:
+        snprintf(text, size, "%g / %g, every case passed", one->score, one->max_score);
+        break;
+    case DONE_FAILED:
+        snprintf(text, size, "%g / %g, %d of %d cases failed", one->score, one->max_score,
+                 count_status(state, one, "FAIL"), state->case_count);
+        break;
+    case DONE_NOT_COMPILED:
+        snprintf(text, size, "%g / %g, it did not compile", one->score, one->max_score);
+        break;
+    case DONE_REFUSED:
+        snprintf(text, size, "%g / %g, refused: %.300s", one->score, one->max_score, one->detail);
+        break;
+    case DONE_NOT_GRADED:
+        snprintf(text, size, "not graded: %.400s", one->detail);
+        break;
+    case DONE_NO_SUBMISSION:
+    case DONE_KINDS:
+        snprintf(text, size, "no submission: %.400s", one->problem);
+        break;
+    }
+}
+
+typedef struct {
+    int finished, total;
+    int graded_now, to_grade;   /* graded in this run, and how many it grades in all */
+} tally;
+
+static void progress(const batch *state, tally *count, const entry *one, const char *prefix)
+{
+    count->finished++;
+    char what[1024], elapsed[32], left[64] = "";
+    describe(state, one, what, sizeof what);
+    double seconds = seconds_since(&state->start);
+    clock_text(seconds, elapsed, sizeof elapsed);
+    if (count->graded_now > 0 && count->graded_now < count->to_grade) {
+        char remaining[32];
+        clock_text(seconds / count->graded_now * (count->to_grade - count->graded_now), remaining,
+                   sizeof remaining);
+        snprintf(left, sizeof left, ", about %s left", remaining);
+    }
+    fprintf(stderr, "memlab grade: %d/%d %s: %s%s (%s elapsed%s)\n", count->finished, count->total,
+            one->id, prefix, what, elapsed, left);
+}
+
+/* Reads what the grading process of `one` left: its record, or why there is none. */
+static void collect(const batch *state, entry *one, int wait_status)
+{
+    char key[SHA256_HEX_SIZE];
+    if (read_record(state, one, key) == 0 && strcmp(key, one->key) == 0)
+        return;
+    one->done = DONE_NOT_GRADED;
+    one->scored = 0;
+    if (WIFSIGNALED(wait_status))
+        snprintf(one->detail, sizeof one->detail, "its grading process was killed by signal %d",
+                 WTERMSIG(wait_status));
+    else
+        snprintf(one->detail, sizeof one->detail,
+                 "its grading process stopped (exit status %d) before it wrote the results",
+                 WEXITSTATUS(wait_status));
+}
+
+static void grade_all(batch *state)
+{
+    tally count = {0, state->count, 0, 0};
+    for (int i = 0; i < state->count; i++) {
+        entry *one = &state->entries[i];
+        one->marks = calloc((size_t)state->case_count + 1, sizeof *one->marks);
+        if (one->marks == NULL)
+            out_of_memory();
+        if (one->path[0] == '\0') {
+            one->done = DONE_NO_SUBMISSION;
+            continue;
+        }
+        compute_key(state, one);
+        char key[SHA256_HEX_SIZE];
+        one->kept = read_record(state, one, key) == 0 && strcmp(key, one->key) == 0 &&
+                    one->done != DONE_NOT_GRADED;
+        count.to_grade += !one->kept;
+    }
+    int kept = 0;
+    for (int i = 0; i < state->count; i++)
+        kept += state->entries[i].kept;
+    fprintf(stderr, "memlab grade: %s: %d submission%s in %s, %d to grade (%d graded before), "
+                    "%d at a time; results in %s\n", state->setup->lab, state->count,
+            state->count == 1 ? "" : "s", state->options->submissions, count.to_grade, kept,
+            state->options->jobs, state->options->out);
+
+    int next = 0, running = 0;
+    while (next < state->count || running > 0) {
+        while (running < state->options->jobs && next < state->count) {
+            entry *one = &state->entries[next++];
+            if (one->done == DONE_NO_SUBMISSION) {
+                state->write_failed |= write_no_submission(state, one) != 0;
+                progress(state, &count, one, "");
+                continue;
+            }
+            if (one->kept) {
+                progress(state, &count, one, "graded before with this file, rubric and cases, "
+                                             "not graded again: ");
+                continue;
+            }
+            fflush(NULL);
+            pid_t child = fork();
+            if (child == 0)
+                grade_in_child(state, one);
+            if (child < 0) {
+                one->done = DONE_NOT_GRADED;
+                snprintf(one->detail, sizeof one->detail, "no process to grade it (%s)",
+                         strerror(errno));
+                count.graded_now++;
+                progress(state, &count, one, "");
+                continue;
+            }
+            one->pid = child;
+            running++;
+        }
+        if (running == 0)
+            continue;
+        int wait_status;
+        pid_t done = waitpid(-1, &wait_status, 0);
+        if (done < 0) {
+            if (errno == EINTR)
+                continue;
+            fprintf(stderr, "memlab grade: lost track of the grading processes (%s)\n",
+                    strerror(errno));
+            exit(EXIT_USAGE);
+        }
+        for (int i = 0; i < state->count; i++) {
+            entry *one = &state->entries[i];
+            if (one->pid != done)
+                continue;
+            one->pid = 0;
+            running--;
+            collect(state, one, wait_status);
+            count.graded_now++;
+            progress(state, &count, one, "");
+        }
+    }
+}
+
+/* ---- the tables ------------------------------------------------------------------------------- */
+
+/* One CSV field: quoted where it holds a comma, a quote, a line break or edge spaces. */
+static void csv_field(text_buffer *line, const char *value, int first)
+{
+    char *shown = strdup(value);
+    if (shown == NULL)
+        out_of_memory();
+    text_sanitize(shown);
+    size_t length = strlen(shown);
+    int quote = strpbrk(shown, ",\"\n\r") != NULL ||
+                (length > 0 && (shown[0] == ' ' || shown[length - 1] == ' '));
+    text_append(line, "%s%s", first ? "" : ",", quote ? "\"" : "");
+    for (const char *p = shown; *p != '\0'; p++) {
+        if (*p == '"')
+            text_append(line, "\"\"");
+        else
+            text_append(line, "%c", *p);
+    }
+    text_append(line, "%s", quote ? "\"" : "");
+    free(shown);
+}
+
+static void csv_number(text_buffer *line, double value)
+{
+    text_append(line, ",%g", value);
+}
+
+static const char *status_words(const entry *one, char *text, size_t size)
+{
+    switch (one->done) {
+    case DONE_REFUSED:
+        snprintf(text, size, "refused: %s", one->detail);
+        break;
+    case DONE_NOT_GRADED:
+        snprintf(text, size, "not graded: %s", one->detail);
+        break;
+    case DONE_NO_SUBMISSION:
+    case DONE_KINDS:
+        snprintf(text, size, "no submission: %s", one->problem);
+        break;
+    default:
+        snprintf(text, size, "%s", done_words[one->done]);
+        break;
+    }
+    return text;
+}
+
+static double max_points(const batch *state)
+{
+    double total = 0;
+    for (int i = 0; i < state->case_count; i++)
+        total += state->cases[i]->points;
+    return total;
+}
+
+/* The students of an entry: its export's submitters, or one without a name. */
+static int student_count(const entry *one)
+{
+    return one->students != NULL && one->students->count > 0 ? one->students->count : 1;
+}
+
+static const roster_student *student_of(const entry *one, int index)
+{
+    static const roster_student nobody;
+    return one->students != NULL && one->students->count > 0 ? &one->students->students[index]
+                                                             : &nobody;
+}
+
+static int write_table(const batch *state, const char *name, text_buffer *table)
+{
+    char path[GRADING_PATH_SIZE];
+    grading_path(path, sizeof path, "%s/%s", state->out_resolved, name);
+    char *document = text_take(table);
+    /* write_document ends the file with a line break of its own. */
+    size_t length = strlen(document);
+    if (length > 0 && document[length - 1] == '\n')
+        document[length - 1] = '\0';
+    return write_document(path, document);
+}
+
+/* scores.csv: Gradescope's columns (Name, SID, Email, Total Score, Max Points, Status,
+ * Submission ID), then each case's points. */
+static int write_scores(const batch *state)
+{
+    text_buffer table = {0};
+    const char *headers[] = {"Name", "SID", "Email", "Submission ID", "Total Score", "Max Points",
+                             "Status"};
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        csv_field(&table, headers[i], i == 0);
+    for (int i = 0; i < state->case_count; i++) {
+        char header[128];
+        snprintf(header, sizeof header, "%s (%g pts)", state->cases[i]->name,
+                 state->cases[i]->points);
+        csv_field(&table, header, 0);
+    }
+    text_append(&table, "\n");
+    for (int i = 0; i < state->count; i++) {
+        const entry *one = &state->entries[i];
+        for (int s = 0; s < student_count(one); s++) {
+            const roster_student *student = student_of(one, s);
+            csv_field(&table, student->name, 1);
+            csv_field(&table, student->sid, 0);
+            csv_field(&table, student->email, 0);
+            csv_field(&table, one->id, 0);
+            if (one->scored)
+                csv_number(&table, one->score);
+            else
+                text_append(&table, ",");
+            csv_number(&table, max_points(state));
+            char status[1024];
+            csv_field(&table, status_words(one, status, sizeof status), 0);
+            for (int c = 0; c < state->case_count; c++) {
+                if (one->scored && strcmp(one->marks[c].status, "NOT GRADED") != 0)
+                    csv_number(&table, one->marks[c].points);
+                else
+                    text_append(&table, ",");
+            }
+            text_append(&table, "\n");
+        }
+    }
+    return write_table(state, "scores.csv", &table);
+}
+
+/* canvas.csv: the columns Canvas's gradebook import reads, in its order, and one assignment
+ * column named for the lab, after a "Points Possible" row. A student is found by SIS User ID,
+ * then SIS Login ID, then name. */
+static int write_canvas(const batch *state)
+{
+    text_buffer table = {0};
+    const char *headers[] = {"Student", "ID", "SIS User ID", "SIS Login ID", "Section"};
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        csv_field(&table, headers[i], i == 0);
+    csv_field(&table, state->setup->lab, 0);
+    text_append(&table, "\n");
+    csv_field(&table, "Points Possible", 1);
+    text_append(&table, ",,,,");
+    csv_number(&table, max_points(state));
+    text_append(&table, "\n");
+    for (int i = 0; i < state->count; i++) {
+        const entry *one = &state->entries[i];
+        for (int s = 0; s < student_count(one); s++) {
+            const roster_student *student = student_of(one, s);
+            csv_field(&table, student->name[0] != '\0' ? student->name : one->id, 1);
+            text_append(&table, ",");
+            csv_field(&table, student->sid, 0);
+            csv_field(&table, student->email, 0);
+            text_append(&table, ",");
+            if (one->scored)
+                csv_number(&table, one->score);
+            else
+                text_append(&table, ",");
+            text_append(&table, "\n");
+        }
+    }
+    return write_table(state, "canvas.csv", &table);
+}
+
+/* What became of every submission, by kind; the exit status. */
+static int summarize(const batch *state)
+{
+    int counts[DONE_KINDS] = {0}, kept = 0;
+    for (int i = 0; i < state->count; i++) {
+        counts[state->entries[i].done]++;
+        kept += state->entries[i].kept;
+    }
+    char elapsed[32];
+    clock_text(seconds_since(&state->start), elapsed, sizeof elapsed);
+    printf("memlab grade: lab %s, %d submission%s in %s", state->setup->lab, state->count,
+           state->count == 1 ? "" : "s", elapsed);
+    if (kept > 0)
+        printf(" (%d graded before with the same file, rubric and cases: kept)", kept);
+    printf("\n");
+    for (int kind = 0; kind < DONE_KINDS; kind++) {
+        if (counts[kind] == 0)
+            continue;
+        printf("  %-16s %d", done_words[kind], counts[kind]);
+        int listed = 0;
+        for (int i = 0; i < state->count; i++) {
+            const entry *one = &state->entries[i];
+            if ((int)one->done != kind)
+                continue;
+            if (listed < NAMES_LISTED && kind >= DONE_REFUSED)
+                printf("%s%s (%.200s)", listed == 0 ? ": " : "; ", one->id,
+                       kind == DONE_NO_SUBMISSION ? one->problem : one->detail);
+            else if (listed < NAMES_LISTED)
+                printf("%s%s", listed == 0 ? ": " : ", ", one->id);
+            listed++;
+        }
+        if (listed > NAMES_LISTED)
+            printf(" and %d more", listed - NAMES_LISTED);
+        printf("\n");
+    }
+    if (state->ignored_count > 0)
+        printf("  ignored          %d file%s, not .cu: %s%s\n", state->ignored_count,
+               state->ignored_count == 1 ? "" : "s", state->ignored,
+               state->ignored_count > NAMES_LISTED ? ", ..." : "");
+    printf("scores: %s/scores.csv (Gradescope's columns), %s/canvas.csv (Canvas's); each "
+           "student's feedback: %s/feedback/\n", state->options->out, state->options->out,
+           state->options->out);
+    if (counts[DONE_NOT_GRADED] > 0)
+        return EXIT_NOT_GRADABLE;
+    return counts[DONE_PASSED] == state->count ? EXIT_PASSED : EXIT_FAILED;
+}
+
+/* ---- the batch ---------------------------------------------------------------------------------- */
+
+static int prepare(batch *state)
+{
+    const char *submissions = state->options->submissions;
+    int status = check_output(state);
+    if (status != EXIT_PASSED)
+        return status;
+    struct stat given;
+    if (stat(submissions, &given) == 0 && S_ISDIR(given.st_mode)) {
+        if (realpath(submissions, state->base) == NULL)
+            return refuse("cannot resolve %s", submissions);
+    } else {
+        status = unpack(state);
+        if (status != EXIT_PASSED)
+            return status;
+    }
+    status = find_submissions(state);
+    if (status != EXIT_PASSED)
+        return status;
+    char path[GRADING_PATH_SIZE];
+    const char *folders[] = {"", "/results", "/feedback"};
+    for (size_t i = 0; i < sizeof folders / sizeof folders[0] && status == EXIT_PASSED; i++) {
+        grading_path(path, sizeof path, "%s%s", state->out_resolved, folders[i]);
+        status = make_folder(path);
+    }
+    return status;
+}
+
+int batch_grade(grading_setup *setup, const batch_options *options)
+{
+    batch state = {0};
+    state.setup = setup;
+    state.options = options;
+    clock_gettime(CLOCK_MONOTONIC, &state.start);
+    state.cases = calloc((size_t)setup->cases->count, sizeof *state.cases);
+    if (state.cases == NULL)
+        out_of_memory();
+    for (int i = 0; i < setup->cases->count; i++)
+        if (setup->only_case == NULL || strcmp(setup->cases->cases[i].name, setup->only_case) == 0)
+            state.cases[state.case_count++] = &setup->cases->cases[i];
+
+    int status = prepare(&state);
+    if (status == EXIT_PASSED) {
+        grade_all(&state);
+        state.write_failed |= write_scores(&state) != 0;
+        state.write_failed |= write_canvas(&state) != 0;
+        status = summarize(&state);
+        if (state.write_failed)
+            status = refuse("some files of %s could not be written (see above)", options->out);
+    }
+    if (state.unpacked[0] != '\0')
+        grading_remove_tree(state.unpacked);
+    for (int i = 0; i < state.count; i++)
+        free(state.entries[i].marks);
+    free(state.entries);
+    free(state.cases);
+    roster_free(&state.students);
+    return status;
+}

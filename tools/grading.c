@@ -1,0 +1,617 @@
+/* grading.c: grading one submission with the instructor's lab program (see grading.h).
+ *
+ *   1. copy the file to a scratch directory (later changes to the file do not count);
+ *   2. compile it once: PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin, with a
+ *      time limit. The program refuses a file that #includes anything but CUDA headers and the
+ *      lab's header (exit 2): score 0 with its one line, never the file or the compiler's
+ *      output. A compile error: score 0 with the compiler's messages (they name only the
+ *      submission);
+ *   3. run each rubric case as a process of its own with the case's time limit (under
+ *      compute-sanitizer for a memcheck or racecheck case): PROGRAM ARGS --kernels NAME.fatbin
+ *      --format json --out FILE, holding the GPU lock. A case that compares with the reference
+ *      solution also runs PROGRAM ARGS (the program's own kernels: the instructor's solution);
+ *      predictions come from PROGRAM ARGS --model. Each run's stdout and stderr are capped (a
+ *      kernel's printf cannot fill the disk); its report is not;
+ *   4. evaluate each case's checks (evaluate.c) into the result (results.h).
+ * A host that can grade nothing (no GPU, counters not readable) stops the grading at once: the
+ * result says so, once, and no case scores.
+ */
+#define _XOPEN_SOURCE 700 /* mkdtemp, strdup */
+#include "grading.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "evaluate.h"
+#include "gpu_lock.h"
+#include "process.h"
+#include "text.h"
+
+/* The harness gives nvcc 60 s (ML_KERNELS_COMPILE_TIME_LIMIT_S); the program itself a little
+ * more. */
+#define COMPILE_TIME_LIMIT_S 90
+#define MODEL_TIME_LIMIT_S 120
+/* What is kept of each run's stdout and of its stderr; a report (--out) is not capped. */
+#define OUTPUT_CAP_BYTES (1024 * 1024)
+#define MAX_ARGUMENTS 96
+#define NAME_SIZE 256
+
+/* Where one grading run keeps its files. */
+typedef struct {
+    const grading_setup *setup;
+    const char *who;            /* the submission, as the GPU lock names it */
+    char scratch[GRADING_PATH_SIZE];
+    char source_name[NAME_SIZE]; /* the submission's name as messages give it: "kernels.cu" */
+    char source[GRADING_PATH_SIZE]; /* the copy the compiler reads: SCRATCH/source/NAME.cu */
+    char fatbin_name[NAME_SIZE]; /* "kernels.fatbin" */
+    char fatbin[GRADING_PATH_SIZE]; /* SCRATCH/NAME.fatbin: every case loads it */
+    int runs;                   /* files of runs are numbered */
+} session;
+
+static void note(const grading_setup *setup, const char *format, const char *detail)
+{
+    if (setup->quiet)
+        return;
+    fprintf(stderr, "memlab grade: ");
+    fprintf(stderr, format, detail);
+    fprintf(stderr, "\n");
+}
+
+void grading_path(char *path, size_t size, const char *format, ...)
+{
+    va_list arguments;
+    va_start(arguments, format);
+    int length = vsnprintf(path, size, format, arguments);
+    va_end(arguments);
+    if (length < 0 || (size_t)length >= size) {
+        fprintf(stderr, "memlab grade: a path is longer than %zu characters\n", size - 1);
+        exit(2);
+    }
+}
+
+static void join(char *path, size_t size, const char *directory, const char *name)
+{
+    grading_path(path, size, "%s/%s", directory, name);
+}
+
+static int exists(const char *path)
+{
+    struct stat status;
+    return stat(path, &status) == 0;
+}
+
+static int is_executable(const char *path)
+{
+    return access(path, X_OK) == 0;
+}
+
+/* The host can grade none of the submission: every case is not graded, the score is 0. */
+static void cannot_grade(grade_result *result, const char *brief, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void cannot_grade(grade_result *result, const char *brief, const char *format, ...)
+{
+    result->gradable = 0;
+    result->host_unable = 1;
+    snprintf(result->brief, sizeof result->brief, "%s", brief);
+    va_list arguments;
+    va_start(arguments, format);
+    vsnprintf(result->reason, sizeof result->reason, format, arguments);
+    va_end(arguments);
+}
+
+/* A copy of text with every `from` replaced by `to` (the caller frees it). */
+static char *replace_all(const char *text_in, const char *from, const char *to)
+{
+    text_buffer buffer = {0};
+    size_t from_length = strlen(from);
+    const char *cursor = text_in;
+    for (const char *found; from_length > 0 && (found = strstr(cursor, from)) != NULL;
+         cursor = found + from_length)
+        text_append(&buffer, "%.*s%s", (int)(found - cursor), cursor, to);
+    text_append(&buffer, "%s", cursor);
+    return text_take(&buffer);
+}
+
+/* What a run of the lab program said, as a student should read it: the scratch copy and the
+ * compiled fatbin are called by the submission's name, the scratch directory is not shown, and
+ * nothing in it can move a terminal's cursor or break the results' JSON. The caller frees it. */
+static char *student_words(const session *grading, const char *said)
+{
+    char scratch_slash[GRADING_PATH_SIZE + 1];
+    snprintf(scratch_slash, sizeof scratch_slash, "%s/", grading->scratch);
+    const char *from[] = {grading->fatbin, grading->source, grading->fatbin_name, scratch_slash};
+    const char *to[] = {grading->source_name, grading->source_name, grading->source_name, ""};
+    char *text_out = strdup(said);
+    for (size_t i = 0; i < sizeof from / sizeof from[0] && text_out != NULL; i++) {
+        char *next = replace_all(text_out, from[i], to[i]);
+        free(text_out);
+        text_out = next;
+    }
+    if (text_out == NULL) {
+        fprintf(stderr, "memlab grade: out of host memory\n");
+        exit(2);
+    }
+    text_sanitize(text_out);
+    return text_out;
+}
+
+/* The same, into a fixed buffer (the words only get shorter). */
+static void student_words_in_place(const session *grading, char *text_in, size_t size)
+{
+    char *words = student_words(grading, text_in);
+    snprintf(text_in, size, "%s", words);
+    free(words);
+}
+
+/* The last non-empty line of a run's output: where the lab programs say what went wrong. */
+static void last_line(const char *text_in, char *line, size_t size)
+{
+    const char *end = text_in + strlen(text_in);
+    while (end > text_in && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > text_in && start[-1] != '\n')
+        start--;
+    snprintf(line, size, "%.*s", (int)(end - start), start);
+}
+
+/* The name the submission goes by: its own when it is a plain NAME.cu, else kernels.cu. */
+static void submission_names(const char *path, session *grading)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    size_t length = strlen(name);
+    int plain = length > 3 && length < 128 && strcmp(name + length - 3, ".cu") == 0 &&
+                name[0] != '.' && name[0] != '-';
+    for (size_t i = 0; plain && i < length; i++) {
+        char c = name[i];
+        plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || c == '.';
+    }
+    snprintf(grading->source_name, sizeof grading->source_name, "%s", plain ? name : "kernels.cu");
+    length = strlen(grading->source_name);
+    snprintf(grading->fatbin_name, sizeof grading->fatbin_name, "%.*s.fatbin", (int)(length - 3),
+             grading->source_name);
+}
+
+/* Copies the submission, as it is now, to SCRATCH/source/NAME.cu (a directory of its own: the
+ * harness compiles a copy of it alone anyway). Reads at most the limit: a file that grew since
+ * it was checked is refused. */
+static int copy_submission(const char *path, session *grading, char *error, size_t error_size)
+{
+    char directory[GRADING_PATH_SIZE];
+    join(directory, sizeof directory, grading->scratch, "source");
+    join(grading->source, sizeof grading->source, directory, grading->source_name);
+    grading_path(grading->fatbin, sizeof grading->fatbin, "%s/%s", grading->scratch,
+                grading->fatbin_name);
+    if (mkdir(directory, 0700) != 0) {
+        snprintf(error, error_size, "cannot make %.900s: %s", directory, strerror(errno));
+        return -1;
+    }
+    int in = open(path, O_RDONLY | O_NOFOLLOW);
+    if (in < 0) {
+        snprintf(error, error_size, "cannot read the submission: %s", strerror(errno));
+        return -1;
+    }
+    static char data[GRADING_SUBMISSION_MAX_BYTES + 1];
+    size_t used = 0;
+    ssize_t got;
+    while (used < sizeof data && (got = read(in, data + used, sizeof data - used)) != 0) {
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            snprintf(error, error_size, "cannot read the submission: %s", strerror(errno));
+            close(in);
+            return -1;
+        }
+        used += (size_t)got;
+    }
+    close(in);
+    if (used > GRADING_SUBMISSION_MAX_BYTES) {
+        snprintf(error, error_size, "the submission grew past %d bytes while it was read",
+                 GRADING_SUBMISSION_MAX_BYTES);
+        return -1;
+    }
+    FILE *out = fopen(grading->source, "wb");
+    int status = out != NULL && fwrite(data, 1, used, out) == used ? 0 : -1;
+    if (out != NULL && fclose(out) != 0)
+        status = -1;
+    if (status != 0)
+        snprintf(error, error_size, "cannot write %.900s", grading->source);
+    return status;
+}
+
+int grading_remove_tree(const char *path)
+{
+    char *argv[] = {"rm", "-rf", (char *)path, NULL};
+    process_result result;
+    return process_run(argv, NULL, NULL, NULL, 600, &result);
+}
+
+/* ---- compiling the submission, once ----------------------------------------------------------- */
+
+/* PROGRAM --kernels SOURCE --save-kernels FATBIN. Sets result->compiled, refused and
+ * build_output, or says the host could not compile anything. */
+static void compile_submission(session *grading, grade_result *result)
+{
+    const grading_setup *setup = grading->setup;
+    char log_path[GRADING_PATH_SIZE];
+    join(log_path, sizeof log_path, grading->scratch, "compile.log");
+    char *argv[] = {(char *)setup->program, "--kernels", grading->source, "--save-kernels",
+                    grading->fatbin, NULL};
+    process_result run;
+    note(setup, "compiling the submission %s", grading->source_name);
+    process_run_capped(argv, grading->scratch, log_path, log_path, COMPILE_TIME_LIMIT_S,
+                       OUTPUT_CAP_BYTES, GRADING_FILE_LIMIT_BYTES, &run);
+    char *raw = text_read_file(log_path);
+    char *said = student_words(grading, raw != NULL ? raw : "");
+    free(raw);
+    char line[1024];
+    last_line(said, line, sizeof line);
+
+    if (!run.started) {
+        cannot_grade(result, "the lab program would not run",
+                     "the lab program %.900s could not be run", setup->program);
+    } else if (run.timed_out) {
+        result->compiled = 0;
+        char message[256];
+        snprintf(message, sizeof message, "compiling %s took more than %d s: stopped",
+                 grading->source_name, COMPILE_TIME_LIMIT_S);
+        result->build_output = strdup(message);
+    } else if (run.signal != 0) {
+        cannot_grade(result, "the lab program crashed while compiling",
+                     "the lab program was killed by signal %d while compiling the submission",
+                     run.signal);
+    } else if (run.exit_status == LAB_EXIT_OK) {
+        if (!exists(grading->fatbin))
+            cannot_grade(result, "the lab program wrote no fatbin",
+                         "the lab program compiled the submission but wrote no fatbin (%.800s)",
+                         line);
+    } else if (run.exit_status == LAB_EXIT_USAGE) {
+        /* Refused before the compiler saw it: the program's one line, nothing else (the file's
+         * text is the student's; what a compiler would print of other files never exists). */
+        result->compiled = 0;
+        result->refused = 1;
+        result->build_output = strdup(line);
+    } else if (run.exit_status == LAB_EXIT_INCORRECT &&
+               (strstr(line, "does not compile") != NULL || strstr(line, "took more than") != NULL)) {
+        result->compiled = 0;
+        result->build_output = said;
+        said = NULL;
+    } else {
+        cannot_grade(result, "the grading host could not compile it",
+                     "the lab program could not compile the submission on the grading host "
+                     "(exit status %d): %.800s", run.exit_status, line);
+    }
+    free(said);
+}
+
+/* ---- running a case ------------------------------------------------------------------------ */
+
+/* compute-sanitizer: $MEMLAB_SANITIZER, on PATH, beside nvcc, or in $CUDA_HOME/bin. */
+static void find_sanitizer(char *path, size_t size)
+{
+    const char *given = getenv("MEMLAB_SANITIZER");
+    if (given != NULL && given[0] != '\0') {
+        snprintf(path, size, "%s", given);
+        return;
+    }
+    const char *search = getenv("PATH");
+    char *copy = strdup(search != NULL ? search : "");
+    const char *names[] = {"compute-sanitizer", "nvcc"};
+    for (size_t n = 0; n < 2 && copy != NULL; n++) {
+        char *saved = NULL;
+        char *scratch_copy = strdup(copy);
+        for (char *directory = strtok_r(scratch_copy, ":", &saved); directory != NULL;
+             directory = strtok_r(NULL, ":", &saved)) {
+            char candidate[GRADING_PATH_SIZE];
+            snprintf(candidate, sizeof candidate, "%s/%s", directory, names[n]);
+            if (!is_executable(candidate))
+                continue;
+            snprintf(candidate, sizeof candidate, "%s/compute-sanitizer", directory);
+            if (is_executable(candidate)) {
+                snprintf(path, size, "%s", candidate);
+                free(scratch_copy);
+                free(copy);
+                return;
+            }
+        }
+        free(scratch_copy);
+    }
+    free(copy);
+    const char *cuda_home = getenv("CUDA_HOME");
+    snprintf(path, size, "%s/bin/compute-sanitizer",
+             cuda_home != NULL ? cuda_home : "/usr/local/cuda");
+}
+
+/* The sanitizer's verdict from its log: the error count of its summary (-1 when there is no
+ * summary: it did not finish) and the start of its findings. */
+static void read_sanitizer_log(const char *path, lab_run *run)
+{
+    run->sanitizer_errors = -1;
+    char *log = text_read_file(path);
+    if (log == NULL)
+        return;
+    const char *summary = strcmp(run->sanitizer, "racecheck") == 0 ? "RACECHECK SUMMARY:"
+                                                                   : "ERROR SUMMARY:";
+    /* A device the tool cannot instrument (seen under gVisor): the run says nothing. */
+    const char *found = strstr(log, "not supported") != NULL ? NULL : strstr(log, summary);
+    if (found != NULL) {
+        found += strlen(summary);
+        /* "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)": the errors count. */
+        const char *errors = strchr(found, '(');
+        const char *line_end = strchr(found, '\n');
+        if (strcmp(run->sanitizer, "racecheck") == 0 && errors != NULL &&
+            (line_end == NULL || errors < line_end))
+            run->sanitizer_errors = atoi(errors + 1);
+        else
+            run->sanitizer_errors = atoi(found);
+    }
+    snprintf(run->sanitizer_log, sizeof run->sanitizer_log, "%s", log);
+    free(log);
+}
+
+/* Runs the lab program with the case's arguments; fills `run`.
+ *   kind RUN_SUBMISSION: with --kernels the submission's fatbin (under compute-sanitizer for a
+ *                        memcheck or racecheck case);
+ *   kind RUN_REFERENCE:  the program's own kernels, the instructor's solution;
+ *   kind RUN_MODEL:      --model, predictions only. */
+typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_MODEL } run_kind;
+
+static void run_lab(session *grading, const grading_case *one, run_kind kind, lab_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->ran = 1;
+    run->time_limit_s = kind == RUN_MODEL ? MODEL_TIME_LIMIT_S : one->timeout_s;
+    run->output_cap_bytes = OUTPUT_CAP_BYTES;
+    int number = ++grading->runs;
+    char json_path[GRADING_PATH_SIZE], stdout_path[GRADING_PATH_SIZE],
+        stderr_path[GRADING_PATH_SIZE], log_path[GRADING_PATH_SIZE];
+    grading_path(json_path, sizeof json_path, "%s/run-%d.json", grading->scratch, number);
+    grading_path(stdout_path, sizeof stdout_path, "%s/run-%d.out", grading->scratch, number);
+    grading_path(stderr_path, sizeof stderr_path, "%s/run-%d.err", grading->scratch, number);
+    grading_path(log_path, sizeof log_path, "%s/run-%d.sanitizer", grading->scratch, number);
+
+    char arguments[RUBRIC_ARGUMENTS_SIZE];
+    snprintf(arguments, sizeof arguments, "%s", one->arguments);
+    char *argv[MAX_ARGUMENTS];
+    int argc = 0;
+    const char *tool = NULL;
+    if (kind == RUN_SUBMISSION && rubric_case_sanitizer(one, &tool)) {
+        run->sanitizer = tool;
+        run->sanitizer_errors = -1; /* until its log says otherwise */
+        argv[argc++] = (char *)grading->setup->sanitizer;
+        argv[argc++] = "--tool";
+        argv[argc++] = (char *)tool;
+        argv[argc++] = "--log-file";
+        argv[argc++] = log_path;
+        /* Memory errors and races only: a CUDA call the harness expects to fail is no finding. */
+        argv[argc++] = "--report-api-errors";
+        argv[argc++] = "no";
+    }
+    argv[argc++] = (char *)grading->setup->program;
+    char *saved = NULL;
+    for (char *word = strtok_r(arguments, " \t", &saved); word != NULL && argc < MAX_ARGUMENTS - 10;
+         word = strtok_r(NULL, " \t", &saved))
+        argv[argc++] = word;
+    if (tool != NULL) {
+        argv[argc++] = "--metrics";
+        argv[argc++] = "none";
+    }
+    if (kind == RUN_SUBMISSION) {
+        argv[argc++] = "--kernels";
+        argv[argc++] = grading->fatbin;
+    }
+    if (kind == RUN_MODEL)
+        argv[argc++] = "--model";
+    argv[argc++] = "--format";
+    argv[argc++] = "json";
+    argv[argc++] = "--out";
+    argv[argc++] = json_path;
+    argv[argc] = NULL;
+
+    process_result result;
+    process_run_capped(argv, grading->scratch, stdout_path, stderr_path, run->time_limit_s,
+                       OUTPUT_CAP_BYTES, GRADING_FILE_LIMIT_BYTES, &result);
+    run->timed_out = result.timed_out;
+    run->signal = result.signal;
+    run->exit_status = result.exit_status;
+    run->output_cut_bytes = result.cut_bytes;
+    process_file_tail(stderr_path, run->stderr_tail, sizeof run->stderr_tail);
+    student_words_in_place(grading, run->stderr_tail, sizeof run->stderr_tail);
+    process_file_tail(stdout_path, run->stdout_tail, sizeof run->stdout_tail);
+    student_words_in_place(grading, run->stdout_tail, sizeof run->stdout_tail);
+    if (!result.started) {
+        run->exit_status = 127;
+        if (tool != NULL)
+            snprintf(run->sanitizer_log, sizeof run->sanitizer_log,
+                     "%.3000s could not be run (set MEMLAB_SANITIZER to its path)",
+                     grading->setup->sanitizer);
+    }
+    char *json = text_read_file(json_path);
+    if (json != NULL) {
+        run->report = cJSON_Parse(json);
+        free(json);
+    }
+    if (tool != NULL && result.started) {
+        read_sanitizer_log(log_path, run);
+        student_words_in_place(grading, run->sanitizer_log, sizeof run->sanitizer_log);
+    }
+}
+
+static void free_run(lab_run *run)
+{
+    cJSON_Delete(run->report);
+    run->report = NULL;
+}
+
+/* The first "not graded" line of a case's output, without the words: the reason. */
+static void not_graded_reason(const char *output, char *reason, size_t size)
+{
+    const char *line = strstr(output, "not graded  ");
+    if (line == NULL) {
+        snprintf(reason, size, "a case could not be graded on this host");
+        return;
+    }
+    line += strlen("not graded  ");
+    const char *end = strchr(line, '\n');
+    snprintf(reason, size, "%.*s", (int)(end != NULL ? end - line : (long)strlen(line)), line);
+}
+
+/* The counters' note of a run's report: why they were not read. */
+static const char *profiler_note(const lab_run *run)
+{
+    const cJSON *note = cJSON_GetObjectItemCaseSensitive(run->report, "profiler_note");
+    return cJSON_IsString(note) ? note->valuestring : "no reason given";
+}
+
+/* Each case in turn, its runs of the lab program holding the GPU lock. A host that can grade
+ * nothing (no GPU, counters not readable) stops the grading at the first case that shows it. */
+static void grade_cases(session *grading, grade_result *result)
+{
+    const grading_setup *setup = grading->setup;
+    gpu_lock lock;
+    gpu_lock_open(&lock, setup->lock_owner, stderr);
+    for (int i = 0; i < result->case_count; i++) {
+        case_result *one = &result->cases[i];
+        const grading_case *rubric_case = one->rubric_case;
+        note(setup, "case %s ...", rubric_case->name);
+        char what[512];
+        snprintf(what, sizeof what, "case %s of %.300s", rubric_case->name, grading->who);
+        gpu_lock_take(&lock, what, stderr);
+        lab_run submission, reference = {0}, model = {0};
+        run_lab(grading, rubric_case, RUN_SUBMISSION, &submission);
+        int no_device = !submission.timed_out && submission.signal == 0 &&
+                        submission.exit_status == LAB_EXIT_NO_DEVICE;
+        if (!no_device && rubric_case_needs_reference(rubric_case) && setup->have_reference)
+            run_lab(grading, rubric_case, RUN_REFERENCE, &reference);
+        gpu_lock_release(&lock);
+
+        if (no_device) {
+            char line[1024];
+            last_line(submission.stderr_tail, line, sizeof line);
+            cannot_grade(result, "no usable CUDA device",
+                         "the grading host has no usable CUDA device (the lab program said: "
+                         "%.900s)", line);
+            free_run(&submission);
+            break;
+        }
+        if (rubric_case_needs_model(rubric_case))
+            run_lab(grading, rubric_case, RUN_MODEL, &model);
+
+        text_buffer output = {0};
+        one->status = evaluate_case(rubric_case, &submission,
+                                    rubric_case_needs_reference(rubric_case) ? &reference : NULL,
+                                    model.ran ? &model : NULL, &output);
+        one->output = text_take(&output);
+        one->ran = 1;
+        if (one->status == CASE_NOT_GRADED &&
+            strstr(one->output, EVALUATE_COUNTERS_NOT_READ) != NULL) {
+            cannot_grade(result, "hardware counters not readable",
+                         "the grading host cannot read the GPU's hardware counters (%.900s)",
+                         profiler_note(&submission));
+        } else if (one->status == CASE_NOT_GRADED && result->gradable) {
+            /* This case alone (no reference solution here, a sanitizer that did not finish):
+             * the others are graded. */
+            result->gradable = 0;
+            not_graded_reason(one->output, result->reason, sizeof result->reason);
+        }
+        if (!setup->quiet)
+            fprintf(stderr, "memlab grade: case %s: %s\n", rubric_case->name,
+                    one->status == CASE_PASSED   ? "passed"
+                    : one->status == CASE_FAILED ? "failed"
+                                                 : "not graded");
+        free_run(&submission);
+        free_run(&reference);
+        free_run(&model);
+        if (result->host_unable)
+            break;
+    }
+    gpu_lock_close(&lock);
+}
+
+/* ---- one submission ------------------------------------------------------------------------- */
+
+void grading_prepare(grading_setup *setup)
+{
+    grading_path(setup->graded_as, sizeof setup->graded_as, "labs/%s/kernels.cu",
+                 setup->lab_directory);
+    /* A student pack's programs carry the student version of the kernels: no reference. */
+    char pack_marker[GRADING_PATH_SIZE];
+    join(pack_marker, sizeof pack_marker, setup->root, "STUDENT.md");
+    setup->have_reference = !exists(pack_marker);
+    find_sanitizer(setup->sanitizer, sizeof setup->sanitizer);
+}
+
+void grading_grade(const grading_setup *setup, const char *path, const char *who,
+                   grade_result *result)
+{
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    memset(result, 0, sizeof *result);
+    result->lab = setup->lab;
+    const char *slash = strrchr(path, '/');
+    result->submission = slash != NULL ? slash + 1 : path;
+    result->graded_as = setup->graded_as;
+    result->program = setup->lab;
+    result->compiled = 1;
+    result->gradable = 1;
+    result->cases = calloc((size_t)setup->cases->count, sizeof *result->cases);
+    if (result->cases == NULL) {
+        fprintf(stderr, "memlab grade: out of host memory\n");
+        exit(2);
+    }
+    for (int i = 0; i < setup->cases->count; i++) {
+        if (setup->only_case != NULL && strcmp(setup->cases->cases[i].name, setup->only_case) != 0)
+            continue;
+        result->cases[result->case_count++].rubric_case = &setup->cases->cases[i];
+    }
+
+    /* The scratch directory: the submission's copy, its fatbin, each run's files. */
+    session grading = {0};
+    grading.setup = setup;
+    grading.who = who;
+    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    grading_path(grading.scratch, sizeof grading.scratch, "%s/memlab-grade-XXXXXX", temporary);
+    submission_names(path, &grading);
+    char error[1024];
+    if (mkdtemp(grading.scratch) == NULL) {
+        cannot_grade(result, "no scratch directory",
+                     "the grader could not make its scratch directory in %.900s (%s)", temporary,
+                     strerror(errno));
+        grading.scratch[0] = '\0';
+    } else if (copy_submission(path, &grading, error, sizeof error) != 0) {
+        cannot_grade(result, "the submission could not be copied", "%s", error);
+    }
+    if (result->gradable)
+        compile_submission(&grading, result);
+    if (result->compiled && result->gradable)
+        grade_cases(&grading, result);
+
+    if (grading.scratch[0] != '\0')
+        grading_remove_tree(grading.scratch);
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    result->execution_time_s = (double)(end.tv_sec - start.tv_sec) +
+                               (end.tv_nsec - start.tv_nsec) * 1e-9;
+}
+
+void grading_free(grade_result *result)
+{
+    for (int i = 0; i < result->case_count; i++)
+        free(result->cases[i].output);
+    free(result->cases);
+    free(result->build_output);
+    result->cases = NULL;
+    result->build_output = NULL;
+    result->case_count = 0;
+}
