@@ -428,6 +428,10 @@ static int unpack(batch *state)
         return refuse("%s could not be unpacked: %s", zip,
                       result.timed_out ? "unzip ran past its time limit" : last);
     }
+    /* An empty archive unpacks to nothing at all. */
+    if (!is_directory(into))
+        return refuse("%s is empty: give one NAME.cu or NAME/kernels.cu per student, or "
+                      "Gradescope's export", zip);
     snprintf(state->base, sizeof state->base, "%s", into);
     return EXIT_PASSED;
 }

@@ -252,6 +252,9 @@ char *results_prairielearn(const grade_result *result)
     text_buffer buffer = {0};
     if (!result->compiled)
         text_append(&buffer, "The submission %s.", result->refused ? "was refused" : "did not compile");
+    else if (host_unable(result))
+        text_append(&buffer, "Not graded: %s on the grading host (the output says more).",
+                    result->brief);
     else if (!result->gradable)
         text_append(&buffer, "Not graded: %s", result->reason);
     else

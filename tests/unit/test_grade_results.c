@@ -1,5 +1,6 @@
 /* test_grade_results: a rubric case's checks against lab reports (tools/evaluate.c), and the
- * grading results in Gradescope's, PrairieLearn's and the plain format (tools/results.c).
+ * grading results in Gradescope's, PrairieLearn's, the plain and the feedback format
+ * (tools/results.c).
  *
  *   each check passes, fails or is not graded for the right reason, and says what it expected,
  *   what was measured and the rubric's hint;
@@ -9,7 +10,10 @@
  *   status, output, visibility}; PrairieLearn: gradable, score in [0, 1], message, tests[]
  *   {name, points, max_points, message}; a compile error scores 0 with the compiler's message
  *   (Gradescope) or is not gradable with it (PrairieLearn), and so does a refused submission,
- *   with the program's one line; no device scores nothing;
+ *   with the program's one line; a host that can grade nothing (no device, counters not
+ *   readable) scores nothing and says why once, each case "not graded" in a few words, while a
+ *   case not graded alone leaves the others their points; the feedback (what a student sees on
+ *   Gradescope) leaves out the hidden cases;
  *   a kernels file that lacks a kernel fails the case with the program's line; output past the
  *   grader's cap is noted and the case graded on its report; a flood of output is capped
  *   (common/process.c) and what is shown of it is sanitized (tools/text.c). */
@@ -581,31 +585,122 @@ static void a_refused_submission_scores_zero_with_one_line(void **state)
     free(text);
 }
 
-static void no_device_scores_nothing_and_says_why(void **state)
+/* Counts the times `part` is in text. */
+static int occurrences(const char *text, const char *part)
+{
+    int count = 0;
+    for (const char *found = strstr(text, part); found != NULL; found = strstr(found + 1, part))
+        count++;
+    return count;
+}
+
+static void no_device_scores_nothing_and_says_why_once(void **state)
 {
     (void)state;
     graded g;
     make_graded(&g);
     g.result.gradable = 0;
-    snprintf(g.result.reason, sizeof g.result.reason, "the grading host has no usable CUDA device");
+    g.result.host_unable = 1;
+    snprintf(g.result.brief, sizeof g.result.brief, "no usable CUDA device");
+    snprintf(g.result.reason, sizeof g.result.reason,
+             "the grading host has no usable CUDA device (the lab program said: no device)");
     for (int i = 0; i < 3; i++) {
         g.results[i].ran = 0;
         g.results[i].output = NULL;
     }
     assert_true(grade_score(&g.result) == 0);
-    cJSON *json = parsed(results_gradescope(&g.result));
+    assert_int_equal(grade_outcome_of(&g.result), OUTCOME_NOT_GRADED);
+    char *document = results_gradescope(&g.result);
+    assert_int_equal(occurrences(document, "the lab program said"), 1);
+    cJSON *json = parsed(document);
     check_gradescope_shape(json, 0.0, 6.0);
     assert_non_null(strstr(string(json, "output"), "NOT GRADED: the grading host has no usable CUDA device"));
+    const cJSON *test = NULL;
+    cJSON_ArrayForEach(test, cJSON_GetObjectItemCaseSensitive(json, "tests"))
+        assert_string_equal(string(test, "output"), "not graded: no usable CUDA device (see the top)\n");
     cJSON_Delete(json);
 
-    json = parsed(results_prairielearn(&g.result));
+    document = results_prairielearn(&g.result);
+    assert_int_equal(occurrences(document, "the lab program said"), 1);
+    json = parsed(document);
     assert_true(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(json, "gradable")));
-    assert_non_null(strstr(string(json, "message"), "no usable CUDA device"));
+    assert_string_equal(string(json, "message"),
+                        "Not graded: no usable CUDA device on the grading host (the output says more).");
+    cJSON_ArrayForEach(test, cJSON_GetObjectItemCaseSensitive(json, "tests"))
+        assert_string_equal(string(test, "message"), "not graded: no usable CUDA device (see the top)");
     cJSON_Delete(json);
 
     char *text = results_text(&g.result);
-    assert_non_null(strstr(text, "case first: NOT GRADED, 0 / 2 points"));
+    assert_int_equal(occurrences(text, "the lab program said"), 1);
+    assert_non_null(strstr(text, "case first: NOT GRADED, 0 / 2 points\n    arguments: --n 1\n"
+                                 "    not graded: no usable CUDA device (see the top)\n"));
     assert_non_null(strstr(text, "3 not graded"));
+    free(text);
+}
+
+/* Counters not readable: the cases that ran and passed before it showed are not graded either,
+ * and score nothing. */
+static void a_host_that_cannot_read_counters_grades_nothing(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    g.result.gradable = 0;
+    g.result.host_unable = 1;
+    snprintf(g.result.brief, sizeof g.result.brief, "hardware counters not readable");
+    snprintf(g.result.reason, sizeof g.result.reason,
+             "the grading host cannot read the GPU's hardware counters (ERR_NVGPUCTRPERM)");
+    g.results[2].ran = 0;       /* grading stopped at the second case */
+    g.results[2].output = NULL;
+    assert_true(grade_score(&g.result) == 0);
+    assert_string_equal(grade_case_status(&g.result, &g.results[0]), "NOT GRADED");
+    assert_true(grade_case_score(&g.result, &g.results[0]) == 0);
+    char *document = results_gradescope(&g.result);
+    assert_int_equal(occurrences(document, "ERR_NVGPUCTRPERM"), 1);
+    assert_null(strstr(document, "ok    correct"));  /* what ran is not shown as a result */
+    cJSON *json = parsed(document);
+    check_gradescope_shape(json, 0.0, 6.0);
+    cJSON_Delete(json);
+    char *text = results_feedback(&g.result);
+    assert_int_equal(occurrences(text, "ERR_NVGPUCTRPERM"), 1);
+    assert_int_equal(occurrences(text, "not graded: hardware counters not readable (see the top)"), 2);
+    free(text);
+}
+
+/* A case alone not graded (no reference solution in a student pack): the others keep their
+ * points, and that case says why in its own words. */
+static void a_case_not_graded_alone_keeps_the_others(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    g.result.gradable = 0;
+    snprintf(g.result.reason, sizeof g.result.reason, "this case compares with the reference solution");
+    g.results[1].status = CASE_NOT_GRADED;
+    g.results[1].output = "not graded  this case compares with the reference solution\n";
+    assert_true(grade_score(&g.result) == 3.0);
+    assert_int_equal(grade_outcome_of(&g.result), OUTCOME_NOT_GRADED);
+    assert_string_equal(grade_case_status(&g.result, &g.results[0]), "PASS");
+    assert_string_equal(grade_case_status(&g.result, &g.results[1]), "NOT GRADED");
+    char *text = results_text(&g.result);
+    assert_non_null(strstr(text, "case second: NOT GRADED, 0 / 3 points"));
+    assert_non_null(strstr(text, "not graded  this case compares with the reference solution"));
+    free(text);
+}
+
+/* What a student sees on Gradescope: every case but the hidden ones, which are counted. */
+static void the_feedback_leaves_out_hidden_cases(void **state)
+{
+    (void)state;
+    graded g;
+    make_graded(&g);
+    char *text = results_feedback(&g.result);
+    assert_non_null(strstr(text, "score: 3 / 6 (2 of 3 cases passed, 1 failed)"));
+    assert_non_null(strstr(text, "case first: PASS, 2 / 2 points\n    ok    correct\n"));
+    assert_non_null(strstr(text, "case second: FAIL, 0 / 3 points\n    FAIL  correct, strided"));
+    assert_null(strstr(text, "third"));
+    assert_null(strstr(text, "arguments:"));
+    assert_non_null(strstr(text, "1 hidden case is counted in the score; its result is not shown."));
     free(text);
 }
 
@@ -710,7 +805,10 @@ int main(void)
         cmocka_unit_test(prairielearn_results_follow_the_spec),
         cmocka_unit_test(a_compile_error_scores_zero_with_the_message),
         cmocka_unit_test(a_refused_submission_scores_zero_with_one_line),
-        cmocka_unit_test(no_device_scores_nothing_and_says_why),
+        cmocka_unit_test(no_device_scores_nothing_and_says_why_once),
+        cmocka_unit_test(a_host_that_cannot_read_counters_grades_nothing),
+        cmocka_unit_test(a_case_not_graded_alone_keeps_the_others),
+        cmocka_unit_test(the_feedback_leaves_out_hidden_cases),
         cmocka_unit_test(the_text_lists_every_case),
         cmocka_unit_test(a_flood_of_output_is_capped_and_its_end_kept),
         cmocka_unit_test(shown_output_is_sanitized),

@@ -1,0 +1,390 @@
+#!/usr/bin/env bash
+# test_grade_batch: grading a whole class (tools/batch.c), no GPU needed.
+#   tests/unit/test_grade_batch.sh PATH/TO/memlab_grade PATH/TO/coalescing
+#
+# Most of it grades with a stand-in lab program (grade_fake_lab.sh: its "kernels" say what they
+# do, WRONG, CRASH, HANG, SYNTAX_ERROR, REFUSE_ME) in a toy lab's tree, so every outcome is known:
+#   - a class: each submission graded alone; a crash, a hang, a compile error, a refusal and a
+#     folder without kernels.cu never stop the batch; scores.csv, canvas.csv, feedback/ and
+#     results/ say what each got (hidden cases not in the feedback); exit 1;
+#   - resuming: a submission not graded (no device) is graded the next time; one graded with
+#     the same file, rubric and cases is not graded again and the grader says so; changing one
+#     submission grades it alone again; changing the rubric grades them all;
+#   - Gradescope's export (a submission_metadata.yml written as Gradescope's documented layout,
+#     a group, names with a comma and quotes, a folder missing, a folder not listed): names,
+#     SIDs and emails reach both CSV files; the same export as a .zip gives the same scores;
+#     a .zip whose names climb out ("../../") unpacks inside its scratch folder only;
+#   - the GPU lock: two batch graders started together while the test holds the lock both wait
+#     and say for what, compile meanwhile, never overlap a run, and both finish;
+#   - a host that cannot read the counters: not graded, said once at the top, score 0, every
+#     case "not graded" with a few words;
+#   - bad input: one line, exit 2, nothing written.
+# And with the built coalescing program and no device (CUDA_VISIBLE_DEVICES=): every submission
+# "not graded", the CSV says so, exit 3.
+set -uo pipefail
+grade=${1:?usage: test_grade_batch.sh MEMLAB_GRADE COALESCING_PROGRAM}
+coalescing=${2:?usage: test_grade_batch.sh MEMLAB_GRADE COALESCING_PROGRAM}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+fake=$here/grade_fake_lab.sh
+work=$(mktemp -d)
+device=memlab-test-$$ # the lock of a device of this test's own: /tmp/memlab-gpu-$device.lock
+lock=/tmp/memlab-gpu-$device.lock
+trap 'rm -rf "$work" "$lock"' EXIT
+# Scratch folders (the graders', an unpacked .zip) go here: the test sees what is left.
+export TMPDIR=$work/tmp
+mkdir -p "$TMPDIR"
+export CUDA_VISIBLE_DEVICES=$device
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# The toy lab: three cases, one hidden; a hang stops at 3 s.
+tree=$work/tree
+mkdir -p "$tree/labs/01_toy"
+echo '// the toy lab' >"$tree/labs/01_toy/toy.cu"
+cat >"$tree/labs/01_toy/rubric" <<'EOF'
+timeout 3
+case builds 1 visible --n 1 --metrics none
+check correct
+case counts 2 visible --n 2 --metrics gld_efficiency
+check correct
+check gld_efficiency >= 50 | load whole sectors
+case secret 3 hidden --n 3 --metrics none
+check correct
+EOF
+toy=(--root "$tree" toy)
+
+run() { # NAME, arguments...: the grader's stdout, stderr and status in $work/NAME.{out,err,status}
+  local name=$1
+  shift
+  "$grade" "$@" >"$work/$name.out" 2>"$work/$name.err"
+  echo $? >"$work/$name.status"
+}
+expect_status() { # NAME, status
+  local got
+  got=$(cat "$work/$1.status")
+  [[ $got -eq $2 ]] || fail "$1: exit $got, expected $2: $(tail -n 3 "$work/$1.err")"
+}
+expect_line() { # FILE, the whole line it must hold
+  grep -qxF -- "$2" "$1" || fail "$(basename "$1") has no line '$2': $(head -c 1500 "$1")"
+}
+expect_text() { # FILE, text it must hold
+  grep -qF -- "$2" "$1" || fail "$(basename "$1") does not say '$2': $(head -c 1500 "$1")"
+}
+count_of() { # FILE, text: how many times it is there
+  grep -oF -- "$2" "$1" | wc -l
+}
+
+# ---- bad input: one line, exit 2, nothing on stdout, nothing written ----------------------------
+expect_refused() { # description, what the line must say, arguments...
+  local what=$1 says=$2
+  shift 2
+  local out=$work/refused-out
+  "$grade" "$@" >"$work/refused.out" 2>"$work/refused.err"
+  local status=$?
+  [[ $status -eq 2 ]] || fail "$what: exit $status, expected 2"
+  [[ $(wc -l <"$work/refused.err") -eq 1 ]] || fail "$what: stderr has $(wc -l <"$work/refused.err") lines: $(cat "$work/refused.err")"
+  grep -qF -- "$says" "$work/refused.err" || fail "$what: the line is '$(cat "$work/refused.err")', expected it to say '$says'"
+  [[ ! -s $work/refused.out ]] || fail "$what: wrote to stdout"
+  [[ ! -e $out ]] || fail "$what: made the output folder"
+  [[ -z $(ls -A "$TMPDIR") ]] || fail "$what: left scratch files: $(ls -A "$TMPDIR")"
+}
+out=$work/refused-out
+mkdir -p "$work/empty" "$work/no_cu" "$work/bad_yml/submission_1" "$work/class1"
+echo 'a readme' >"$work/no_cu/README.md"
+printf 'submission_1:\n\t:submitters: []\n' >"$work/bad_yml/submission_metadata.yml"
+echo '// ada' >"$work/bad_yml/submission_1/kernels.cu"
+echo '// ada' >"$work/class1/ada.cu"
+echo 'not a zip' >"$work/notzip.zip"
+python3 -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1], "w").close()' "$work/empty.zip" ||
+  fail "python3 could not write an empty zip"
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr("ada.cu", "// ada\n")' "$work/class1.zip" ||
+  fail "python3 could not write a zip"
+echo 'a file' >"$work/afile"
+expect_refused "a missing folder" "no submission $work/none (no such file)" \
+  "${toy[@]}" "$work/none" --program "$fake" --out "$out"
+expect_refused "an empty folder" "$work/empty is empty" "${toy[@]}" "$work/empty" --program "$fake" --out "$out"
+expect_refused "a folder without a submission" "$work/no_cu holds no submission (only README.md)" \
+  "${toy[@]}" "$work/no_cu" --program "$fake" --out "$out"
+expect_refused "a .zip that is not one" "$work/notzip.zip is not a zip archive" \
+  "${toy[@]}" "$work/notzip.zip" --program "$fake" --out "$out"
+expect_refused "an empty .zip" "$work/empty.zip is empty" "${toy[@]}" "$work/empty.zip" --program "$fake" --out "$out"
+# The grader with no unzip on its PATH (the test's own commands keep theirs).
+printf '#!/bin/sh\nPATH=/nonexistent exec "%s" "$@"\n' "$grade" >"$work/grade-without-unzip"
+chmod +x "$work/grade-without-unzip"
+grade=$work/grade-without-unzip expect_refused "a .zip without unzip" \
+  "unzip is not installed (the Debian package unzip)" "${toy[@]}" "$work/class1.zip" --program "$fake" --out "$out"
+expect_refused "an unknown lab" "no lab 'nolab' here" --root "$tree" nolab "$work/class1" --program "$fake" --out "$out"
+expect_refused "an output folder that cannot be made" "cannot make /nonexistent/grades" \
+  "${toy[@]}" "$work/class1" --program "$fake" --out /nonexistent/grades
+expect_refused "an output that is a file" "--out $work/afile is not a folder" \
+  "${toy[@]}" "$work/class1" --program "$fake" --out "$work/afile"
+expect_refused "--format for a batch" "--format is for one submission" \
+  "${toy[@]}" "$work/class1" --program "$fake" --out "$out" --format gradescope
+expect_refused "--jobs 0" "--jobs is a whole number from 1 to 64, got '0'" \
+  "${toy[@]}" "$work/class1" --program "$fake" --out "$out" --jobs 0
+expect_refused "a submission_metadata.yml that does not read" "submission_metadata.yml:2: a tab in the indentation" \
+  "${toy[@]}" "$work/bad_yml" --program "$fake" --out "$out"
+
+# ---- a class: every outcome, and resuming -----------------------------------------------------------
+class=$work/class
+mkdir -p "$class/eve" "$class/fay" "$class/gus"
+echo '// ada: right' >"$class/ada.cu"
+echo '// ben: WRONG' >"$class/ben.cu"
+echo '// cy: SYNTAX_ERROR' >"$class/cy.cu"
+echo '// dee: REFUSE_ME' >"$class/dee.cu"
+echo '// eve: CRASH' >"$class/eve/kernels.cu"
+echo '// fay: HANG' >"$class/fay/kernels.cu"
+echo 'notes, no kernels' >"$class/gus/notes.txt"
+echo 'the assignment' >"$class/README.md"
+grades=$work/grades
+export FAKE_LAB_LOG=$work/runs.log
+
+# No device: nothing graded but what the compile decides (a compile error, a refusal).
+CUDA_VISIBLE_DEVICES='' run nodevice "${toy[@]}" "$class" --program "$fake" --out "$grades"
+expect_status nodevice 3
+expect_line "$grades/scores.csv" ",,,ada,,6,not graded: no usable CUDA device,,,"
+expect_line "$grades/scores.csv" ",,,cy,0,6,did not compile,0,0,0"
+expect_text "$work/nodevice.out" "not graded       4: ada (no usable CUDA device); ben (no usable CUDA device)"
+
+# With the device: what was not graded is graded now; the compile's verdicts are kept.
+: >"$FAKE_LAB_LOG"
+run class "${toy[@]}" "$class" --program "$fake" --out "$grades"
+expect_status class 1
+expect_line "$grades/scores.csv" "Name,SID,Email,Submission ID,Total Score,Max Points,Status,builds (1 pts),counts (2 pts),secret (3 pts)"
+expect_line "$grades/scores.csv" ",,,ada,6,6,passed,1,2,3"
+expect_line "$grades/scores.csv" ",,,ben,0,6,failed,0,0,0"
+expect_line "$grades/scores.csv" ",,,cy,0,6,did not compile,0,0,0"
+grep -q '^,,,dee,0,6,"refused: toy: dee.cu: line 1: #include ""rubric"" is not allowed' "$grades/scores.csv" ||
+  fail "scores.csv: dee's row does not give the refusal: $(grep dee "$grades/scores.csv")"
+expect_line "$grades/scores.csv" ",,,eve,4,6,failed,1,0,3"
+expect_line "$grades/scores.csv" ",,,fay,3,6,failed,1,2,0"
+expect_line "$grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu,,,"
+[[ $(wc -l <"$grades/scores.csv") -eq 8 ]] || fail "scores.csv: $(wc -l <"$grades/scores.csv") lines, expected a header and 7 rows"
+expect_line "$grades/canvas.csv" "Student,ID,SIS User ID,SIS Login ID,Section,toy"
+expect_line "$grades/canvas.csv" "Points Possible,,,,,6"
+expect_line "$grades/canvas.csv" "ada,,,,,6"
+expect_line "$grades/canvas.csv" "gus,,,,,"
+expect_text "$work/class.err" "graded before with this file, rubric and cases, not graded again: 0 / 6, it did not compile"
+[[ $(count_of "$work/class.err" "not graded again") -eq 2 ]] || fail "class: kept $(count_of "$work/class.err" "not graded again") submissions, expected cy and dee"
+expect_line "$FAKE_LAB_LOG" "compile ada.cu"
+expect_line "$FAKE_LAB_LOG" "compile ben.cu"
+[[ $(grep -c '^compile kernels.cu$' "$FAKE_LAB_LOG") -eq 2 ]] || fail "class: eve's and fay's kernels.cu were not compiled"
+grep -q 'compile cy.cu\|compile dee.cu' "$FAKE_LAB_LOG" && fail "class: cy or dee was compiled again"
+expect_text "$work/class.err" "7/7 gus: no submission: its folder holds no kernels.cu"
+expect_text "$work/class.err" "elapsed, about"
+expect_text "$work/class.out" "passed           1: ada"
+expect_text "$work/class.out" "failed           3: ben, eve, fay"
+expect_text "$work/class.out" "did not compile  1: cy"
+expect_text "$work/class.out" "refused          1: dee (toy: dee.cu: line 1: #include \"rubric\" is not allowed"
+expect_text "$work/class.out" "no submission    1: gus (its folder holds no kernels.cu)"
+expect_text "$work/class.out" "ignored          1 file, not .cu: README.md"
+expect_text "$work/class.out" "(2 graded before with the same file, rubric and cases: kept)"
+# Each submission alone: the crash and the hang are in their own results.
+expect_text "$grades/results/eve.txt" "case counts: FAIL, 0 / 2 points"
+expect_text "$grades/results/eve.txt" "crashed: killed by signal 11"
+expect_text "$grades/results/fay.txt" "ran past the case's time limit (3 s)"
+grep -q '"score":[[:space:]]*6,' "$grades/results/ada.json" || fail "results/ada.json does not score 6"
+# The feedback is what Gradescope shows a student: no hidden case.
+expect_text "$grades/feedback/ada.txt" "score: 6 / 6 (3 of 3 cases passed)"
+expect_text "$grades/feedback/ada.txt" "case counts: PASS, 2 / 2 points"
+expect_text "$grades/feedback/ada.txt" "1 hidden case is counted in the score; its result is not shown."
+grep -q secret "$grades/feedback/ada.txt" && fail "feedback/ada.txt shows the hidden case"
+grep -q secret "$grades/results/ada.txt" || fail "results/ada.txt (the instructor's) lacks the hidden case"
+expect_text "$grades/feedback/cy.txt" "The submission did not compile"
+expect_text "$grades/feedback/gus.txt" "No submission was graded: its folder holds no kernels.cu."
+[[ -z $(ls -A "$TMPDIR") ]] || fail "class: scratch left behind: $(ls -A "$TMPDIR")"
+
+# Again: nothing is graded again, and the grader says so; the scores stay.
+cp "$grades/scores.csv" "$work/scores.before"
+: >"$FAKE_LAB_LOG"
+run again "${toy[@]}" "$class" --program "$fake" --out "$grades"
+expect_status again 1
+[[ $(count_of "$work/again.err" "not graded again") -eq 6 ]] || fail "again: $(count_of "$work/again.err" "not graded again") of 6 submissions kept"
+[[ ! -s $FAKE_LAB_LOG ]] || fail "again: the lab program ran: $(head -n 3 "$FAKE_LAB_LOG")"
+cmp -s "$grades/scores.csv" "$work/scores.before" || fail "again: scores.csv changed"
+
+# One submission changed: it alone is graded again.
+echo '// ben: fixed' >"$class/ben.cu"
+run changed "${toy[@]}" "$class" --program "$fake" --out "$grades"
+expect_status changed 1
+[[ $(count_of "$work/changed.err" "not graded again") -eq 5 ]] || fail "changed: $(count_of "$work/changed.err" "not graded again") kept, expected 5"
+[[ $(grep -c '^compile' "$FAKE_LAB_LOG") -eq 1 ]] && expect_line "$FAKE_LAB_LOG" "compile ben.cu" ||
+  fail "changed: compiled $(grep '^compile' "$FAKE_LAB_LOG" | tr '\n' ' '), expected ben.cu alone"
+expect_line "$grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
+
+# The rubric changed: every submission is graded again.
+echo '# a comment' >>"$tree/labs/01_toy/rubric"
+: >"$FAKE_LAB_LOG"
+run rubric "${toy[@]}" "$class" --program "$fake" --out "$grades"
+expect_status rubric 1
+[[ $(count_of "$work/rubric.err" "not graded again") -eq 0 ]] || fail "rubric: a submission was kept after the rubric changed"
+[[ $(grep -c '^compile' "$FAKE_LAB_LOG") -eq 6 ]] || fail "rubric: $(grep -c '^compile' "$FAKE_LAB_LOG") compiles, expected 6"
+unset FAKE_LAB_LOG
+
+# ---- Gradescope's export ------------------------------------------------------------------------
+# As Gradescope's "Export Submissions" lays it out: assignment_ID_export/ holding one folder per
+# submission and submission_metadata.yml, keyed by folder, :submitters with :name, :sid, :email.
+exported=$work/export/assignment_8046601_export
+mkdir -p "$exported/submission_101" "$exported/submission_102" "$exported/submission_104"
+cat >"$exported/submission_metadata.yml" <<'EOF'
+submission_101:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '1815'
+    :email: ada@example.edu
+  :created_at: 2026-04-26 17:34:00.861687000 Z
+  :score: 0.0
+  :results:
+    score: 0.0
+    output: |-
+      what the autograder said, which can be anything:
+      :submitters:
+      - :name: Not A Student
+submission_102:
+  :submitters:
+  - :name: "Hopper, Grace \"Amazing\""
+    :sid: '1906'
+    :email: grace@example.edu
+  - :name: 'Kay O''Neil'
+    :sid: 1940
+    :email: kay@example.edu
+  :created_at: 2026-04-27 09:00:00.000000000 Z
+submission_103:
+  :submitters:
+  - :name: Missing Folder
+    :sid: '2000'
+    :email: missing@example.edu
+EOF
+echo '// right' >"$exported/submission_101/kernels.cu"
+echo '// WRONG' >"$exported/submission_102/kernels.cu"
+echo '// right, not named kernels.cu' >"$exported/submission_104/my_kernels.cu"
+run export "${toy[@]}" "$work/export" --program "$fake" --out "$work/export-grades"
+expect_status export 1
+scores=$work/export-grades/scores.csv
+expect_line "$scores" "Ada Lovelace,1815,ada@example.edu,submission_101,6,6,passed,1,2,3"
+expect_line "$scores" '"Hopper, Grace ""Amazing""",1906,grace@example.edu,submission_102,0,6,failed,0,0,0'
+expect_line "$scores" "Kay O'Neil,1940,kay@example.edu,submission_102,0,6,failed,0,0,0"
+expect_line "$scores" 'Missing Folder,2000,missing@example.edu,submission_103,,6,"no submission: submission_metadata.yml lists it, but its folder is not there",,,'
+expect_line "$scores" ",,,submission_104,6,6,passed,1,2,3"
+grep -q "Not A Student" "$scores" && fail "export: a name from an autograder's output reached scores.csv"
+canvas=$work/export-grades/canvas.csv
+expect_line "$canvas" "Ada Lovelace,,1815,ada@example.edu,,6"
+expect_line "$canvas" '"Hopper, Grace ""Amazing""",,1906,grace@example.edu,,0'
+expect_line "$canvas" "Missing Folder,,2000,missing@example.edu,,"
+expect_line "$canvas" "submission_104,,,,,6"
+[[ -f $work/export-grades/feedback/submission_101.txt ]] || fail "export: no feedback/submission_101.txt"
+
+# The same export as a .zip: the same scores; nothing left in the scratch folder.
+(cd "$work/export" && python3 -c 'import os, sys, zipfile
+with zipfile.ZipFile("../export.zip", "w") as z:
+    for folder, _, files in os.walk("assignment_8046601_export"):
+        for name in files: z.write(os.path.join(folder, name))') || fail "python3 could not zip the export"
+run zip "${toy[@]}" "$work/export.zip" --program "$fake" --out "$work/zip-grades"
+expect_status zip 1
+cmp -s "$scores" "$work/zip-grades/scores.csv" ||
+  fail "the export as a .zip scores otherwise: $(diff "$scores" "$work/zip-grades/scores.csv")"
+[[ -z $(ls -A "$TMPDIR") ]] || fail "zip: the unpacked archive was left behind: $(ls -A "$TMPDIR")"
+
+# A .zip whose names climb out of it: unpacked inside its scratch folder, graded there.
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr("ada.cu", "// right\n")
+    z.writestr("ben/kernels.cu", "// right\n")
+    z.writestr("../../escaped.cu", "// right\n")' "$work/climb.zip" || fail "python3 could not write a zip"
+run climb "${toy[@]}" "$work/climb.zip" --program "$fake" --out "$work/climb-grades"
+expect_status climb 0
+[[ ! -e $work/escaped.cu && ! -e $TMPDIR/escaped.cu ]] || fail "a name with ../ was unpacked outside the scratch folder"
+expect_line "$work/climb-grades/scores.csv" ",,,escaped,6,6,passed,1,2,3"
+expect_line "$work/climb-grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
+
+# ---- the GPU lock ---------------------------------------------------------------------------------
+# The test holds the lock (as a grader would: the file says who) while two batch graders start
+# together: both wait and say for what, compile meanwhile, and then take turns, never overlapping.
+mkdir -p "$work/lock-a" "$work/lock-b"
+for name in a1 a2 a3; do echo "// $name" >"$work/lock-a/$name.cu"; done
+for name in b1 b2 b3; do echo "// $name" >"$work/lock-b/$name.cu"; done
+printf 'owner 1\npid 99999: the test, holding the lock (since now)\n' >"$lock"
+flock "$lock" sleep 2 &
+holder=$!
+for _ in $(seq 100); do flock -n "$lock" true || break; sleep 0.05; done
+flock -n "$lock" true && fail "lock: the test could not take the lock"
+export FAKE_LAB_LOG=$work/lock.log FAKE_LAB_SLEEP=0.2
+"$grade" "${toy[@]}" "$work/lock-a" --program "$fake" --out "$work/lock-a-grades" --jobs 2 \
+  >"$work/lock-a.out" 2>"$work/lock-a.err" &
+first=$!
+"$grade" "${toy[@]}" "$work/lock-b" --program "$fake" --out "$work/lock-b-grades" \
+  >"$work/lock-b.out" 2>"$work/lock-b.err" &
+second=$!
+wait "$first"
+first_status=$?
+wait "$second"
+second_status=$?
+wait "$holder"
+unset FAKE_LAB_LOG FAKE_LAB_SLEEP
+[[ $first_status -eq 0 && $second_status -eq 0 ]] || fail "lock: the graders exited $first_status and $second_status, expected 0 and 0"
+for name in lock-a lock-b; do
+  expect_text "$work/$name.err" "memlab grade: waiting for GPU $device: $lock is held by pid 99999: the test, holding the lock (since now)"
+  expect_text "$work/$name.err" "memlab grade: GPU $device is free after"
+done
+awk '
+  $1 == "begin" { if (open != "") { print "run " $2 " began while " open " ran"; bad = 1 } open = $2; runs++ }
+  $1 == "end" { if (open != $2) { print "run " $2 " ended, but " open " was running"; bad = 1 } open = "" }
+  END { if (runs != 18) { print runs " runs, expected 18"; bad = 1 } exit bad }
+' "$work/lock.log" >"$work/lock.check" || fail "lock: runs overlapped: $(cat "$work/lock.check")"
+# Compiles do not wait for the GPU: three (two of one grader's --jobs 2, one of the other's)
+# came before the first run.
+[[ $(awk '$1 == "begin" { exit } $1 == "compile" { n++ } END { print n + 0 }' "$work/lock.log") -ge 3 ]] ||
+  fail "lock: the compiles waited for the GPU: $(head -n 5 "$work/lock.log")"
+for name in a1 a2 a3; do expect_line "$work/lock-a-grades/scores.csv" ",,,$name,6,6,passed,1,2,3"; done
+for name in b1 b2 b3; do expect_line "$work/lock-b-grades/scores.csv" ",,,$name,6,6,passed,1,2,3"; done
+[[ ! -s $lock ]] || fail "lock: the lock file still names a holder: $(cat "$lock")"
+
+# ---- not graded reads as such: counters not readable ------------------------------------------------
+echo '// right' >"$work/right.cu"
+for format in text gradescope prairielearn; do
+  FAKE_LAB_NO_COUNTERS=1 run "counters-$format" "${toy[@]}" "$work/right.cu" --program "$fake" \
+    --format "$format" --out "$work/counters.$format"
+  expect_status "counters-$format" 3
+  [[ $(count_of "$work/counters.$format" "performance counters need permission") -eq 1 ]] ||
+    fail "counters ($format): the reason is given $(count_of "$work/counters.$format" "performance counters need permission") times, expected once"
+  [[ $(count_of "$work/counters.$format" "not graded: hardware counters not readable (see the top)") -ge 2 ]] ||
+    fail "counters ($format): the cases do not say 'not graded: hardware counters not readable (see the top)'"
+done
+expect_text "$work/counters.text" "NOT GRADED: the grading host cannot read the GPU's hardware counters (not read: GPU performance counters need permission"
+expect_text "$work/counters.text" "score: 0 / 6 (0 of 3 cases passed, 3 not graded)"
+expect_line "$work/counters.text" "case builds: NOT GRADED, 0 / 1 points"
+[[ $(count_of "$work/counters.gradescope" "not graded: hardware counters not readable (see the top)") -eq 3 ]] ||
+  fail "counters (gradescope): not every case says it was not graded"
+grep -q '"score":[[:space:]]*0,' "$work/counters.gradescope" || fail "counters (gradescope): the score is not 0"
+grep -q '"status":[[:space:]]*"passed"' "$work/counters.gradescope" && fail "counters (gradescope): a case passed"
+grep -q '"gradable":[[:space:]]*false' "$work/counters.prairielearn" || fail "counters (prairielearn): gradable is not false"
+
+# ---- the coalescing lab's program, no device: every submission not graded ------------------------
+gpu_class=$work/gpu-class
+mkdir -p "$gpu_class/bob"
+cp "$root/labs/04_coalescing/kernels.cu" "$gpu_class/alice.cu"
+cp "$root/labs/04_coalescing/kernels.cu" "$gpu_class/bob/kernels.cu"
+cp "$root/labs/04_coalescing/kernels.cu" "$gpu_class/carol.cu"
+CUDA_VISIBLE_DEVICES='' MEMLAB_CUDA_ARCH=${MEMLAB_CUDA_ARCH:-75} run coalescing --root "$root" coalescing "$gpu_class" \
+  --program "$coalescing" --out "$work/gpu-grades" --jobs 2
+expect_status coalescing 3
+cases=$(awk '$1 == "case" { n++ } END { print n }' "$root/labs/04_coalescing/rubric")
+empty_cases=$(printf ',%.0s' $(seq "$cases"))
+for name in alice bob carol; do
+  expect_line "$work/gpu-grades/scores.csv" ",,,$name,,24,not graded: no usable CUDA device$empty_cases"
+  json=$work/gpu-grades/results/$name.json
+  [[ $(count_of "$json" "the grading host has no usable CUDA device") -eq 1 ]] ||
+    fail "coalescing: results/$name.json gives the reason $(count_of "$json" "the grading host has no usable CUDA device") times, expected once"
+  [[ $(count_of "$json" "not graded: no usable CUDA device (see the top)") -eq $cases ]] ||
+    fail "coalescing: not every case of results/$name.json is marked not graded"
+  expect_text "$work/gpu-grades/feedback/$name.txt" "NOT GRADED: the grading host has no usable CUDA device"
+done
+expect_text "$work/coalescing.out" "not graded       3: alice (no usable CUDA device); bob (no usable CUDA device); carol (no usable CUDA device)"
+
+if ((failures > 0)); then
+  echo "$failures failed"
+  exit 1
+fi
+echo "grade batch: all checks passed"
