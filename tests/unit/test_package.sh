@@ -92,6 +92,8 @@ if [[ -e $root/STUDENT.md ]]; then
   exit 0
 fi
 
+command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed to read the JSON, HTML and YAML"; exit 1; }
+
 for platform in prairielearn classroom; do
   expect_refused "$platform into a directory that is not empty" "$area/full is not empty" \
     "$memlab" package "$platform" coalescing "$area/full"
