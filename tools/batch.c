@@ -952,7 +952,8 @@ static int write_scores(const batch *state)
 
 /* canvas.csv: the columns Canvas's gradebook import reads, in its order, and one assignment
  * column named for the lab, after a "Points Possible" row. A student is found by SIS User ID,
- * then SIS Login ID, then name. */
+ * then SIS Login ID, then name. Only students with a score: one left out keeps the grade
+ * Canvas has (an empty cell would change a grade there into none). */
 static int write_canvas(const batch *state)
 {
     text_buffer table = {0};
@@ -967,17 +968,14 @@ static int write_canvas(const batch *state)
     text_append(&table, "\n");
     for (int i = 0; i < state->count; i++) {
         const entry *one = &state->entries[i];
-        for (int s = 0; s < student_count(one); s++) {
+        for (int s = 0; one->scored && s < student_count(one); s++) {
             const roster_student *student = student_of(one, s);
             csv_field(&table, student->name[0] != '\0' ? student->name : one->id, 1);
             text_append(&table, ",");
             csv_field(&table, student->sid, 0);
             csv_field(&table, student->email, 0);
             text_append(&table, ",");
-            if (one->scored)
-                csv_number(&table, one->score);
-            else
-                text_append(&table, ",");
+            csv_number(&table, one->score);
             text_append(&table, "\n");
         }
     }

@@ -7,7 +7,7 @@
  *   scores.csv          one row a student: Name, SID, Email, Submission, Total Score, Max
  *                       Points, Status, then each case's points (Gradescope's grade columns)
  *   canvas.csv          Student, ID, SIS User ID, SIS Login ID, Section and the lab's column,
- *                       as Canvas's gradebook import reads them
+ *                       as Canvas's gradebook import reads them (students with a score only)
  *   feedback/ID.txt     what the student sees on Gradescope (hidden cases left out)
  *   results/ID.json     Gradescope's results.json of the submission; results/ID.txt, the text
  *                       report with every case

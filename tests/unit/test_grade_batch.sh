@@ -146,6 +146,7 @@ CUDA_VISIBLE_DEVICES='' run nodevice "${toy[@]}" "$class" --program "$fake" --ou
 expect_status nodevice 3
 expect_line "$grades/scores.csv" ",,,ada,,6,not graded: no usable CUDA device,,,"
 expect_line "$grades/scores.csv" ",,,cy,0,6,did not compile,0,0,0"
+grep -q '^ada,' "$grades/canvas.csv" && fail "canvas.csv has a score for ada, who was not graded"
 expect_text "$work/nodevice.out" "not graded       4: ada (no usable CUDA device); ben (no usable CUDA device)"
 
 # With the device: what was not graded is graded now; the compile's verdicts are kept.
@@ -165,7 +166,8 @@ expect_line "$grades/scores.csv" ",,,gus,,6,no submission: its folder holds no k
 expect_line "$grades/canvas.csv" "Student,ID,SIS User ID,SIS Login ID,Section,toy"
 expect_line "$grades/canvas.csv" "Points Possible,,,,,6"
 expect_line "$grades/canvas.csv" "ada,,,,,6"
-expect_line "$grades/canvas.csv" "gus,,,,,"
+expect_line "$grades/canvas.csv" "cy,,,,,0"
+grep -q '^gus,' "$grades/canvas.csv" && fail "canvas.csv has a row for gus, who has no score"
 expect_text "$work/class.err" "graded before with this file, rubric and cases, not graded again: 0 / 6, it did not compile"
 [[ $(count_of "$work/class.err" "not graded again") -eq 2 ]] || fail "class: kept $(count_of "$work/class.err" "not graded again") submissions, expected cy and dee"
 expect_line "$FAKE_LAB_LOG" "compile ada.cu"
@@ -272,7 +274,7 @@ grep -q "Not A Student" "$scores" && fail "export: a name from an autograder's o
 canvas=$work/export-grades/canvas.csv
 expect_line "$canvas" "Ada Lovelace,,1815,ada@example.edu,,6"
 expect_line "$canvas" '"Hopper, Grace ""Amazing""",,1906,grace@example.edu,,0'
-expect_line "$canvas" "Missing Folder,,2000,missing@example.edu,,"
+grep -q "Missing Folder" "$canvas" && fail "canvas.csv has a row for a student without a score"
 expect_line "$canvas" "submission_104,,,,,6"
 [[ -f $work/export-grades/feedback/submission_101.txt ]] || fail "export: no feedback/submission_101.txt"
 
