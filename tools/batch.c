@@ -255,6 +255,13 @@ static void check_file(entry *one)
         one->path[0] = '\0';
 }
 
+/* 1 if path is the output folder (it may sit among the submissions). */
+static int is_output(const batch *state, const char *path)
+{
+    char resolved[PATH_MAX];
+    return realpath(path, resolved) != NULL && strcmp(resolved, state->out_resolved) == 0;
+}
+
 /* A folder that holds one folder and nothing else (a zip's top folder, Gradescope's
  * assignment_NNN_export/) stands for what it holds, unless it is a submission itself. */
 static void find_base(batch *state)
@@ -273,20 +280,13 @@ static void find_base(batch *state)
             grading_path(path, sizeof path, "%s/%s", state->base, names[0]->d_name);
             char kernels[GRADING_PATH_SIZE];
             grading_path(kernels, sizeof kernels, "%s/kernels.cu", path);
-            descend = is_directory(path) && !is_regular(kernels);
+            descend = is_directory(path) && !is_regular(kernels) && !is_output(state, path);
         }
         free_listing(names, count);
         if (!descend)
             return;
         snprintf(state->base, sizeof state->base, "%s", path);
     }
-}
-
-/* 1 if path is the output folder (it may sit among the submissions). */
-static int is_output(const batch *state, const char *path)
-{
-    char resolved[PATH_MAX];
-    return realpath(path, resolved) != NULL && strcmp(resolved, state->out_resolved) == 0;
 }
 
 static void note_ignored(batch *state, const char *name)

@@ -271,8 +271,9 @@ int roster_parse(roster *students, const char *text, const char *name, char *err
             if (status == 0 && !blank_rest(value))
                 status = parse_error(&place, "a submission folder's name should end its line: "
                                              "'%.80s'", content);
-            if (status == 0 && key[0] == '\0')
-                status = parse_error(&place, "a submission folder without a name");
+            if (status == 0 && (key[0] == '\0' || strchr(key, '/') != NULL ||
+                                strcmp(key, ".") == 0 || strcmp(key, "..") == 0))
+                status = parse_error(&place, "'%.80s' is no submission folder's name", key);
             if (status == 0 && roster_find(students, key) != NULL)
                 status = parse_error(&place, "the folder '%.80s' is listed twice", key);
             if (status == 0 && (current = add_submission(students)) == NULL)

@@ -102,6 +102,8 @@ static void says_what_it_cannot_read(void **state)
             ":3: the folder 'submission_1' is listed twice");
     refused("  :submitters: []\n", ":1: an indented line before the first submission folder");
     refused("submission_1: {}\n", ":1: a submission folder's name should end its line");
+    refused("../../etc:\n  :submitters: []\n", ":1: '../../etc' is no submission folder's name");
+    refused("'':\n  :submitters: []\n", ":1: '' is no submission folder's name");
     refused("submission_1:\n  :submitters: Ada\n", ":2: :submitters should be a list");
     refused("submission_1:\n  :submitters:\n  - :name: \"\\q\"\n", ":3: an escape \\q that this reader does not know");
     char many[4096] = "submission_1:\n  :submitters:\n";
