@@ -372,10 +372,12 @@ cp "$root/labs/04_coalescing/kernels.cu" "$gpu_class/carol.cu"
 CUDA_VISIBLE_DEVICES='' MEMLAB_CUDA_ARCH=${MEMLAB_CUDA_ARCH:-75} run coalescing --root "$root" coalescing "$gpu_class" \
   --program "$coalescing" --out "$work/gpu-grades" --jobs 2
 expect_status coalescing 3
+# The rubric's cases and points (a student pack's rubric holds the visible ones only).
 cases=$(awk '$1 == "case" { n++ } END { print n }' "$root/labs/04_coalescing/rubric")
+points=$(awk '$1 == "case" { sum += $3 } END { print sum }' "$root/labs/04_coalescing/rubric")
 empty_cases=$(printf ',%.0s' $(seq "$cases"))
 for name in alice bob carol; do
-  expect_line "$work/gpu-grades/scores.csv" ",,,$name,,24,not graded: no usable CUDA device$empty_cases"
+  expect_line "$work/gpu-grades/scores.csv" ",,,$name,,$points,not graded: no usable CUDA device$empty_cases"
   json=$work/gpu-grades/results/$name.json
   [[ $(count_of "$json" "the grading host has no usable CUDA device") -eq 1 ]] ||
     fail "coalescing: results/$name.json gives the reason $(count_of "$json" "the grading host has no usable CUDA device") times, expected once"
