@@ -26,10 +26,10 @@ static int passed(const grade_result *result, const case_result *one)
     return result->compiled && !host_unable(result) && one->ran && one->status == CASE_PASSED;
 }
 
+/* A case runs only where the host can grade: one that did not run, the host could not. */
 static int not_graded(const grade_result *result, const case_result *one)
 {
-    return result->compiled && !passed(result, one) &&
-           (host_unable(result) || !one->ran || one->status == CASE_NOT_GRADED);
+    return result->compiled && (host_unable(result) || one->status == CASE_NOT_GRADED);
 }
 
 double grade_case_score(const grade_result *result, const case_result *one)
@@ -99,7 +99,7 @@ static char *case_output(const grade_result *result, const case_result *one)
     if (!result->compiled)
         text_append(&buffer, "not run: the submission %s\n",
                     result->refused ? "was refused" : "did not compile");
-    else if (host_unable(result) || !one->ran)
+    else if (host_unable(result))
         text_append(&buffer, "not graded: %s (see the top)\n", result->brief);
     else
         text_append(&buffer, "%s", one->output != NULL ? one->output : "");
