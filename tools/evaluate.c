@@ -82,18 +82,6 @@ static const char *profiler_note(const lab_run *run)
     return cJSON_IsString(note) ? note->valuestring : NULL;
 }
 
-/* The last non-empty line of a run's stderr: where the lab programs say what went wrong. */
-static void last_line(const char *text_in, char *line, size_t size)
-{
-    const char *end = text_in + strlen(text_in);
-    while (end > text_in && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    const char *start = end;
-    while (start > text_in && start[-1] != '\n')
-        start--;
-    snprintf(line, size, "%.*s", (int)(end - start), start);
-}
-
 /* ---- a value of a record ------------------------------------------------------------------- */
 
 typedef struct {
@@ -234,7 +222,7 @@ static const cJSON *matching_record(const lab_run *other, const cJSON *record, i
 {
     if (records_of(other) == NULL) {
         char line[512];
-        last_line(other->stderr_tail, line, sizeof line);
+        text_last_line(other->stderr_tail, line, sizeof line);
         text_append(output, "not graded  %s: the %s's run gave no report (%s)\n", check->quantity,
                     whose, line[0] != '\0' ? line : "no message");
         return NULL;
@@ -399,7 +387,7 @@ static case_status check_quantity(const grading_check *check, const lab_run *sub
 static case_status run_outcome(const lab_run *run, const char *whose, text_buffer *output)
 {
     char line[1024];
-    last_line(run->stderr_tail, line, sizeof line);
+    text_last_line(run->stderr_tail, line, sizeof line);
     if (run->timed_out) {
         text_append(output, "FAIL  the %s ran past the case's time limit (%d s) and was stopped"
                             DASH "an endless loop, or a kernel far slower than it should be?\n",
@@ -550,7 +538,7 @@ static void output_note(const lab_run *run, text_buffer *output)
                         "the case is graded on the program's report all the same\n",
                 run->output_cap_bytes, run->output_cut_bytes);
     char line[512];
-    last_line(run->stdout_tail, line, sizeof line);
+    text_last_line(run->stdout_tail, line, sizeof line);
     if (line[0] != '\0')
         text_append(output, "      its last line on stdout: %.200s\n", line);
 }

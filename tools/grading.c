@@ -153,18 +153,6 @@ static void student_words_in_place(const session *grading, char *text_in, size_t
     free(words);
 }
 
-/* The last non-empty line of a run's output: where the lab programs say what went wrong. */
-static void last_line(const char *text_in, char *line, size_t size)
-{
-    const char *end = text_in + strlen(text_in);
-    while (end > text_in && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-        end--;
-    const char *start = end;
-    while (start > text_in && start[-1] != '\n')
-        start--;
-    snprintf(line, size, "%.*s", (int)(end - start), start);
-}
-
 /* The name the submission goes by: its own when it is a plain NAME.cu, else kernels.cu. */
 static void submission_names(const char *path, session *grading)
 {
@@ -257,7 +245,7 @@ static void compile_submission(session *grading, grade_result *result)
     char *said = student_words(grading, raw != NULL ? raw : "");
     free(raw);
     char line[1024];
-    last_line(said, line, sizeof line);
+    text_last_line(said, line, sizeof line);
 
     if (!run.started) {
         cannot_grade(result, "the lab program would not run",
@@ -499,7 +487,7 @@ static void grade_cases(session *grading, grade_result *result)
 
         if (no_device) {
             char line[1024];
-            last_line(submission.stderr_tail, line, sizeof line);
+            text_last_line(submission.stderr_tail, line, sizeof line);
             cannot_grade(result, "no usable CUDA device",
                          "the grading host has no usable CUDA device (the lab program said: "
                          "%.900s)", line);

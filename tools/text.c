@@ -119,3 +119,14 @@ void text_sanitize(char *text)
         p++;
     }
 }
+
+void text_last_line(const char *text, char *line, size_t size)
+{
+    const char *end = text + strlen(text);
+    while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > text && start[-1] != '\n')
+        start--;
+    snprintf(line, size, "%.*s", (int)(end - start), start);
+}

@@ -27,4 +27,8 @@ char *text_read_file(const char *path);
  * cannot then move a terminal's cursor or break the JSON a grading platform reads. */
 void text_sanitize(char *text);
 
+/* The last non-empty line of text into line (size bytes, NUL-terminated): where the lab programs
+ * say what went wrong. */
+void text_last_line(const char *text, char *line, size_t size);
+
 #endif
