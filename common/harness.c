@@ -260,33 +260,38 @@ static void check_later_launch(const ml_problem *problem, const char *which, uin
                                ml_record *record)
 {
     size_t count = problem->check_index != NULL ? problem->check_count : problem->output_count;
-    for (uint64_t k = 0; k < LATER_LAUNCH_SAMPLES && count > 0; k++) {
+    size_t samples = count < LATER_LAUNCH_SAMPLES ? count : LATER_LAUNCH_SAMPLES;
+    float got[LATER_LAUNCH_SAMPLES], expected[LATER_LAUNCH_SAMPLES];
+    size_t index[LATER_LAUNCH_SAMPLES];
+    for (size_t k = 0; k < samples; k++) {
         /* Spread over the output, the first and last elements included. */
         double where = 0.5 + 0.5 * (double)ml_random_value(round, k);
         size_t sample = k == 0 ? 0 : k == 1 ? count - 1 : (size_t)(where * (double)(count - 1));
-        size_t index = problem->check_index != NULL ? problem->check_index[sample] : sample;
-        float got = 0;
-        ML_CUDA_CHECK(cudaMemcpy(&got, problem->output + index, sizeof got, cudaMemcpyDeviceToHost));
-        float expected = problem->reference[sample];
-        double error = ml_relative_error(got, expected);
-        if (error <= problem->tolerance && !isinf(error))
-            continue;
-        ml_comparison *comparison = &record->comparison;
-        if (comparison->reported < ML_MAX_REPORTED_MISMATCHES) {
-            comparison->first_index[comparison->reported] = index;
-            comparison->first_got[comparison->reported] = got;
-            comparison->first_expected[comparison->reported] = expected;
-            comparison->reported++;
-        }
-        comparison->mismatches++;
-        if (!isinf(comparison->max_rel_error) && (isinf(error) || error > comparison->max_rel_error))
-            comparison->max_rel_error = error;
-        if (record->correct)
-            fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %g, expected %g: a kernel "
-                            "must do its work at every launch\n",
-                    problem->variant->name, which, index, got, expected);
-        record->correct = 0;
+        index[k] = problem->check_index != NULL ? problem->check_index[sample] : sample;
+        expected[k] = problem->reference[sample];
+        ML_CUDA_CHECK(cudaMemcpy(&got[k], problem->output + index[k], sizeof got[k],
+                                 cudaMemcpyDeviceToHost));
     }
+    ml_comparison later = ml_compare(got, expected, samples, problem->tolerance);
+    if (later.mismatches == 0)
+        return;
+    /* Added to the record's comparison, by their index in the output. */
+    ml_comparison *comparison = &record->comparison;
+    for (size_t i = 0; i < later.reported && comparison->reported < ML_MAX_REPORTED_MISMATCHES; i++) {
+        comparison->first_index[comparison->reported] = index[later.first_index[i]];
+        comparison->first_got[comparison->reported] = later.first_got[i];
+        comparison->first_expected[comparison->reported] = later.first_expected[i];
+        comparison->reported++;
+    }
+    comparison->mismatches += later.mismatches;
+    if (later.max_rel_error > comparison->max_rel_error)
+        comparison->max_rel_error = later.max_rel_error;
+    if (record->correct)
+        fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %g, expected %g: a kernel must "
+                        "do its work at every launch\n",
+                problem->variant->name, which, index[later.first_index[0]],
+                (double)later.first_got[0], (double)later.first_expected[0]);
+    record->correct = 0;
 }
 
 /* Collects names[0..count): one launch of the variant in each pass the names need. */
@@ -559,16 +564,8 @@ static int select_all_metrics(const ml_lab *lab, const ml_options *options,
 static int save_kernels(const ml_lab *lab, const ml_options *options)
 {
     char architectures[256], error[512];
-    const char *given = getenv("MEMLAB_CUDA_ARCH");
-    int device_count = 0;
-    struct cudaDeviceProp properties;
-    if (given != NULL && given[0] != '\0')
-        snprintf(architectures, sizeof architectures, "%s", given);
-    else if (cudaGetDeviceCount(&device_count) == cudaSuccess && device_count > options->device &&
-             cudaGetDeviceProperties(&properties, options->device) == cudaSuccess)
-        snprintf(architectures, sizeof architectures, "%d%d", properties.major, properties.minor);
-    else
-        snprintf(architectures, sizeof architectures, "%s", lab->kernels->architectures);
+    ml_kernels_default_architectures(lab->kernels, options->device, architectures,
+                                     sizeof architectures);
     if (ml_kernels_compile(lab->kernels, options->kernels_path, architectures,
                            options->save_kernels_path, error, sizeof error) != 0) {
         fprintf(stderr, "%s: %s\n", lab->program, error);
@@ -595,11 +592,9 @@ static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel
             continue;
         kernels[v] = ml_kernels_find(variant->kernel);
         if (kernels[v] == NULL) {
-            const char *origin = ml_kernels_origin();
-            const char *slash = strrchr(origin, '/');
             fprintf(stderr, "%s: your %s defines no kernel '%s' (variant %s launches it): declare it "
                             "extern \"C\" __global__\n",
-                    lab->program, slash != NULL ? slash + 1 : origin, variant->kernel, variant->name);
+                    lab->program, ml_kernels_origin(), variant->kernel, variant->name);
             return ML_EXIT_INCORRECT;
         }
     }
