@@ -336,6 +336,16 @@ static const char *nvcc_path(const ml_kernel_image *image)
     return "nvcc";
 }
 
+/* A new directory of its own under $TMPDIR (or /tmp), for one compile. */
+static int make_scratch(char *path, size_t size, char *error, size_t error_size)
+{
+    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
+    snprintf(path, size, "%s/memlab-kernels-XXXXXX", temporary);
+    if (mkdtemp(path) == NULL)
+        return fail(error, error_size, "cannot make a scratch directory in %s", temporary);
+    return 0;
+}
+
 static void remove_directory(const char *directory)
 {
     char *argv[] = {"rm", "-rf", (char *)directory, NULL};
@@ -353,7 +363,6 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
         return -1;
     /* The file is compiled alone in a directory of its own: a quoted #include finds the lab's
      * header through -I, never a file that happens to lie beside the submission. */
-    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     char work[PATH_SIZE], copy[PATH_SIZE + 16], include[PATH_SIZE + 2];
     char output[2 * PATH_SIZE], here[PATH_SIZE], log_path[2 * PATH_SIZE + 16];
     /* nvcc runs in the scratch directory: a relative output path must not land there. */
@@ -364,9 +373,8 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
     else
         return fail(error, error_size, "cannot tell the current directory");
     fatbin_path = output;
-    snprintf(work, sizeof work, "%s/memlab-kernels-XXXXXX", temporary);
-    if (mkdtemp(work) == NULL)
-        return fail(error, error_size, "cannot make a scratch directory in %s", temporary);
+    if (make_scratch(work, sizeof work, error, error_size) != 0)
+        return -1;
     snprintf(copy, sizeof copy, "%s/kernels.cu", work);
     snprintf(log_path, sizeof log_path, "%s.ptxas", fatbin_path);
     snprintf(include, sizeof include, "-I%s", image->lab_directory);
@@ -472,15 +480,24 @@ static void read_spills(const char *log)
 }
 
 /* The device's architecture as nvcc names it: "90". */
-static int device_architecture(char *architecture, size_t size)
+static int device_architecture(int device, char *architecture, size_t size)
 {
-    int device = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+    int major = 0, minor = 0;
+    if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
         return -1;
     snprintf(architecture, size, "%d%d", major, minor);
     return 0;
+}
+
+void ml_kernels_default_architectures(const ml_kernel_image *image, int device, char *architectures,
+                                      size_t size)
+{
+    const char *given = getenv("MEMLAB_CUDA_ARCH");
+    if (given != NULL && given[0] != '\0')
+        snprintf(architectures, size, "%s", given);
+    else if (device_architecture(device, architectures, size) != 0)
+        snprintf(architectures, size, "%s", image->architectures);
 }
 
 static int load_library(const void *data, const char *path, char *error, size_t error_size)
@@ -511,12 +528,12 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
         return load_library(NULL, path, error, error_size);
     }
     char architecture[16], work[PATH_SIZE], fatbin[PATH_SIZE + 16], log_path[PATH_SIZE + 32];
-    if (device_architecture(architecture, sizeof architecture) != 0)
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        device_architecture(device, architecture, sizeof architecture) != 0)
         return fail(error, error_size, "cannot read the device's compute capability");
-    const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
-    snprintf(work, sizeof work, "%s/memlab-fatbin-XXXXXX", temporary);
-    if (mkdtemp(work) == NULL)
-        return fail(error, error_size, "cannot make a scratch directory in %s", temporary);
+    if (make_scratch(work, sizeof work, error, error_size) != 0)
+        return -1;
     snprintf(fatbin, sizeof fatbin, "%s/kernels.fatbin", work);
     snprintf(log_path, sizeof log_path, "%s.ptxas", fatbin);
     int status = ml_kernels_compile(image, path, architecture, fatbin, error, error_size);
@@ -545,7 +562,7 @@ cudaKernel_t ml_kernels_find(const char *name)
 
 const char *ml_kernels_origin(void)
 {
-    return loaded.origin;
+    return base_name(loaded.origin);
 }
 
 void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_bytes)
@@ -581,11 +598,11 @@ void ml_copy_to_symbol(const char *name, const void *data, size_t bytes)
     if (cudaLibraryGetGlobal(&address, &size, loaded.library, name) != cudaSuccess) {
         cudaGetLastError();
         fprintf(stderr, "memlab: %s defines no __constant__ or __device__ variable '%s' (at file scope, not static)\n",
-                base_name(loaded.origin), name);
+                ml_kernels_origin(), name);
         exit(ML_EXIT_INCORRECT);
     }
     if (bytes > size) {
-        fprintf(stderr, "memlab: %s: '%s' holds %zu bytes, %zu are needed\n", base_name(loaded.origin),
+        fprintf(stderr, "memlab: %s: '%s' holds %zu bytes, %zu are needed\n", ml_kernels_origin(),
                 name, size, bytes);
         exit(ML_EXIT_INCORRECT);
     }

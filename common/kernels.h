@@ -63,9 +63,14 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
 /* The loaded module's kernel of that name, or NULL. */
 cudaKernel_t ml_kernels_find(const char *name);
 
-/* Which kernels the loaded module came from, for messages: "labs/04_coalescing/kernels.cu" or
- * the --kernels file. */
+/* The file the loaded kernels came from, for messages: "kernels.cu" or the --kernels file's
+ * name. */
 const char *ml_kernels_origin(void);
+
+/* What a compile with no GPU to run on is for: MEMLAB_CUDA_ARCH, else device's architecture
+ * ("90"), else the architectures the program was built for. */
+void ml_kernels_default_architectures(const ml_kernel_image *image, int device, char *architectures,
+                                      size_t size);
 
 /* The spill bytes per thread ptxas reported for kernel `name` compiled for `arch` (90 for
  * sm_90); -1 each when unknown (a .fatbin or .cubin with no .ptxas file beside it). */
