@@ -83,13 +83,13 @@ static void join(char *path, size_t size, const char *directory, const char *nam
     grading_path(path, size, "%s/%s", directory, name);
 }
 
-static int exists(const char *path)
+int grading_exists(const char *path)
 {
     struct stat status;
     return stat(path, &status) == 0;
 }
 
-static int is_executable(const char *path)
+int grading_is_executable(const char *path)
 {
     return access(path, X_OK) == 0;
 }
@@ -261,7 +261,7 @@ static void compile_submission(session *grading, grade_result *result)
                      "the lab program was killed by signal %d while compiling the submission",
                      run.signal);
     } else if (run.exit_status == LAB_EXIT_OK) {
-        if (!exists(grading->fatbin))
+        if (!grading_exists(grading->fatbin))
             cannot_grade(result, "the lab program wrote no fatbin",
                          "the lab program compiled the submission but wrote no fatbin (%.800s)",
                          line);
@@ -304,10 +304,10 @@ static void find_sanitizer(char *path, size_t size)
              directory = strtok_r(NULL, ":", &saved)) {
             char candidate[GRADING_PATH_SIZE];
             snprintf(candidate, sizeof candidate, "%s/%s", directory, names[n]);
-            if (!is_executable(candidate))
+            if (!grading_is_executable(candidate))
                 continue;
             snprintf(candidate, sizeof candidate, "%s/compute-sanitizer", directory);
-            if (is_executable(candidate)) {
+            if (grading_is_executable(candidate)) {
                 snprintf(path, size, "%s", candidate);
                 free(scratch_copy);
                 free(copy);
@@ -537,7 +537,7 @@ void grading_prepare(grading_setup *setup)
     /* A student pack's programs carry the student version of the kernels: no reference. */
     char pack_marker[GRADING_PATH_SIZE];
     join(pack_marker, sizeof pack_marker, setup->root, "STUDENT.md");
-    setup->have_reference = !exists(pack_marker);
+    setup->have_reference = !grading_exists(pack_marker);
     find_sanitizer(setup->sanitizer, sizeof setup->sanitizer);
 }
 

@@ -51,4 +51,8 @@ void grading_path(char *path, size_t size, const char *format, ...)
 /* rm -rf path. */
 int grading_remove_tree(const char *path);
 
+/* 1 if path names something (stat succeeds); 1 if it is executable. */
+int grading_exists(const char *path);
+int grading_is_executable(const char *path);
+
 #endif

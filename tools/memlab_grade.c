@@ -68,21 +68,10 @@ static int usage_error(const char *format, const char *detail)
     return EXIT_USAGE;
 }
 
-static int exists(const char *path)
-{
-    struct stat status;
-    return stat(path, &status) == 0;
-}
-
-static int is_executable(const char *path)
-{
-    return access(path, X_OK) == 0;
-}
-
 /* An existing file that is writable, or a new one in a writable directory. Creates nothing. */
 static int can_write(const char *path)
 {
-    if (exists(path))
+    if (grading_exists(path))
         return access(path, W_OK) == 0;
     char directory[GRADING_PATH_SIZE];
     snprintf(directory, sizeof directory, "%s", path);
@@ -115,7 +104,7 @@ static int find_lab_directory(const char *root, const char *program, char *direc
             continue;
         char source[GRADING_PATH_SIZE];
         grading_path(source, sizeof source, "%s/%s/%s.cu", labs, name, program);
-        if (exists(source)) {
+        if (grading_exists(source)) {
             snprintf(directory, size, "%s", name);
             found = 0;
         }
@@ -132,7 +121,7 @@ static int check_program(const options *given, grading_setup *setup)
     if (stat(given->program, &status) != 0)
         return usage_error("--program %s: no such file (./memlab grade builds it: "
                            "build/labs/LAB)", given->program);
-    if (!S_ISREG(status.st_mode) || !is_executable(given->program))
+    if (!S_ISREG(status.st_mode) || !grading_is_executable(given->program))
         return usage_error("--program %s: not an executable file", given->program);
     char resolved[PATH_MAX];
     if (realpath(given->program, resolved) == NULL)
@@ -170,7 +159,7 @@ static int read_cases(const options *given, const char *lab_directory, rubric_se
 {
     char error[1024];
     grading_path(path, size, "%s/labs/%s/rubric", given->root, lab_directory);
-    if (!exists(path))
+    if (!grading_exists(path))
         return usage_error("lab %s has no rubric (labs/NN_LAB/rubric: see "
                            "handouts/instructor/grading.md)", given->lab);
     if (rubric_read(cases, path, error, sizeof error) != 0)
