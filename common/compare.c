@@ -16,26 +16,42 @@ double ml_relative_error(float got, float expected)
     return difference / scale;
 }
 
+/* An element passes when its error is within the tolerance and it is a number. */
+static int element_fails(float got, float expected, double tolerance, double *error)
+{
+    *error = ml_relative_error(got, expected);
+    return !(*error <= tolerance && isfinite(got));
+}
+
+/* Outputs of up to 2^30 elements: counting runs on every core (OpenMP), and only a failed check
+ * pays for the second, serial pass that finds the first mismatches in order. */
 ml_comparison ml_compare(const float *got, const float *expected, size_t count, double tolerance)
 {
     ml_comparison comparison = {0};
     comparison.count = count;
 
+    double max_error = 0;
+    size_t mismatches = 0;
+#pragma omp parallel for reduction(max : max_error) reduction(+ : mismatches) if (count > 65536)
     for (size_t i = 0; i < count; i++) {
-        double error = ml_relative_error(got[i], expected[i]);
-        if (error > comparison.max_rel_error) {
-            comparison.max_rel_error = error;
-        }
-        if (error <= tolerance && isfinite(got[i])) {
+        double error;
+        if (element_fails(got[i], expected[i], tolerance, &error))
+            mismatches++;
+        if (error > max_error)
+            max_error = error;
+    }
+    comparison.max_rel_error = max_error;
+    comparison.mismatches = mismatches;
+
+    for (size_t i = 0; i < count && comparison.reported < mismatches &&
+                       comparison.reported < ML_MAX_REPORTED_MISMATCHES; i++) {
+        double error;
+        if (!element_fails(got[i], expected[i], tolerance, &error))
             continue;
-        }
-        if (comparison.reported < ML_MAX_REPORTED_MISMATCHES) {
-            comparison.first_index[comparison.reported] = i;
-            comparison.first_got[comparison.reported] = got[i];
-            comparison.first_expected[comparison.reported] = expected[i];
-            comparison.reported++;
-        }
-        comparison.mismatches++;
+        comparison.first_index[comparison.reported] = i;
+        comparison.first_got[comparison.reported] = got[i];
+        comparison.first_expected[comparison.reported] = expected[i];
+        comparison.reported++;
     }
     return comparison;
 }

@@ -195,6 +195,15 @@ static double monotonic_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
+/* Seconds since *since, which moves to now. */
+static double lap(double *since)
+{
+    double now = monotonic_seconds();
+    double elapsed = now - *since;
+    *since = now;
+    return elapsed;
+}
+
 static void profiler_warn(profiler_state *profiler, ml_report *report, const char *what)
 {
     snprintf(report->profiler_note, sizeof report->profiler_note, "not read: %s", what);
@@ -426,14 +435,41 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
     free(milliseconds);
 }
 
-static void check_variant(const ml_problem *problem, ml_record *record)
+/* GPU time of the variant's own launches: the timed ones as measured, the checked one and the
+ * warm-ups at the median. */
+static double kernel_seconds(const ml_record *record, const ml_options *options)
+{
+    return 1e-3 * (record->time_ms.mean * options->reps +
+                   record->time_ms.median * (1 + options->warmup));
+}
+
+/* Pinned host memory that the checked output is copied into, kept for the whole run and grown
+ * to the largest output: a copy into pinned pages runs at the link's speed, one into fresh
+ * pageable memory at a fraction of it. */
+typedef struct {
+    float *values;
+    size_t count;
+} host_staging;
+
+static float *staging_for(host_staging *staging, size_t count)
+{
+    if (count > staging->count) {
+        if (staging->values != NULL)
+            ML_CUDA_CHECK(cudaFreeHost(staging->values));
+        ML_CUDA_CHECK(cudaMallocHost((void **)&staging->values, count * sizeof(float)));
+        staging->count = count;
+    }
+    return staging->values;
+}
+
+static void check_variant(const ml_problem *problem, host_staging *staging, ml_record *record)
 {
     size_t bytes = problem->output_count * sizeof(float);
     poison_output(problem);
     problem->variant->launch(problem);
     ML_LAUNCH_CHECK();
     ML_CUDA_CHECK(cudaDeviceSynchronize());
-    float *output = ml_host_alloc(bytes);
+    float *output = staging_for(staging, problem->output_count);
     ML_CUDA_CHECK(cudaMemcpy(output, problem->output, bytes, cudaMemcpyDeviceToHost));
     record->checked = 1;
     if (problem->check_index == NULL) {
@@ -441,6 +477,7 @@ static void check_variant(const ml_problem *problem, ml_record *record)
                                         problem->tolerance);
     } else {
         float *sample = ml_host_alloc(problem->check_count * sizeof(float));
+#pragma omp parallel for
         for (size_t i = 0; i < problem->check_count; i++)
             sample[i] = output[problem->check_index[i]];
         record->comparison = ml_compare(sample, problem->reference, problem->check_count,
@@ -451,7 +488,6 @@ static void check_variant(const ml_problem *problem, ml_record *record)
         free(sample);
     }
     record->correct = record->comparison.mismatches == 0;
-    free(output);
 }
 
 static void fill_rates(ml_record *record, double ceiling_gbps)
@@ -536,6 +572,49 @@ static int write_report(const ml_report *report, const ml_options *options)
     else
         ml_report_table(report, stdout);
     return ML_EXIT_OK;
+}
+
+/* "point n of N" on stderr while a run of several records goes on: in place on a terminal, a
+ * line each for a program that reads them (MEMLAB_PROGRESS=1: ./memlab demo). */
+typedef struct {
+    int mode;                   /* 0 none, 1 terminal, 2 lines */
+    long long done, total;
+} progress_state;
+
+static progress_state progress_start(long long total)
+{
+    const char *forced = getenv("MEMLAB_PROGRESS");
+    progress_state progress = {0, 0, total};
+    if (total > 1)
+        progress.mode = forced != NULL && strcmp(forced, "1") == 0 ? 2 : isatty(STDERR_FILENO) ? 1 : 0;
+    return progress;
+}
+
+static void progress_show(progress_state *progress, const ml_lab *lab, const char *variant,
+                          const long long *param, const ml_options *options)
+{
+    if (progress->mode == 0)
+        return;
+    progress->done++;
+    char what[256];
+    int length = snprintf(what, sizeof what, "%s", variant);
+    /* The swept size, or every size when nothing is swept. */
+    for (int i = 0; i < lab->num_params && length < (int)sizeof what; i++)
+        if (options->sweep_param < 0 || options->sweep_param == i)
+            length += snprintf(what + length, sizeof what - (size_t)length, " %s=%lld",
+                               lab->params[i].name, param[i]);
+    if (progress->mode == 1)
+        fprintf(stderr, "\r%s: %lld of %lld: %-60.60s", lab->program, progress->done,
+                progress->total, what);
+    else
+        fprintf(stderr, "progress: %lld of %lld: %s\n", progress->done, progress->total, what);
+    fflush(stderr);
+}
+
+static void progress_end(const progress_state *progress)
+{
+    if (progress->mode == 1)
+        fprintf(stderr, "\r%*s\r", 100, "");
 }
 
 static int usage_error(const ml_lab *lab, const char *message)
@@ -625,6 +704,7 @@ static int run_model(const ml_lab *lab, const ml_options *options,
 
 int ml_main(const ml_lab *lab, int argc, char **argv)
 {
+    double run_start = monotonic_seconds();
     ml_options options;
     char error[512];
     if (ml_parse_args(lab, argc, argv, &options, error, sizeof error) != ML_EXIT_OK)
@@ -760,6 +840,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         exit(ML_EXIT_CUDA_ERROR);
     }
 
+    report.seconds.startup = monotonic_seconds() - run_start;
+
+    host_staging staging = {0};
+    long long records = 0;
+    for (int v = 0; v < lab->num_variants; v++)
+        records += options.variant_selected[v] ? points : 0;
+    progress_state progress = progress_start(records);
     int exit_status = ML_EXIT_OK;
     for (int v = 0; v < lab->num_variants; v++) {
         if (!options.variant_selected[v])
@@ -769,33 +856,45 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             ml_record *record = ml_report_add(&report);
             record->variant = variant->name;
             ml_sweep_point(&options, point, record->param);
+            progress_show(&progress, lab, variant->name, record->param, &options);
 
             ml_problem problem = {.variant = variant, .kernel = kernels[v], .param = record->param,
                                   .seed = options.seed};
+            double phase_start = monotonic_seconds();
             lab->setup(&problem);
             record->bytes = problem.bytes;
             record->flops = problem.flops;
-
             fill_resources(&problem, &properties, record);
-            check_variant(&problem, record);
+            report.seconds.setup += lap(&phase_start);
+
+            check_variant(&problem, &staging, record);
+            report.seconds.check += lap(&phase_start);
             time_variant(&problem, &options, &flush, record);
             fill_rates(record, report.ceiling_gbps);
+            report.seconds.kernels += kernel_seconds(record, &options);
+            report.seconds.timed += lap(&phase_start);
 
             double measured[ML_MAX_METRICS];
             collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;
+            lap(&phase_start);
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);
             fill_intensity(record);
+            report.seconds.model += lap(&phase_start);
 
             lab->teardown(&problem);
             free(problem.reference);
             free(problem.check_index);
+            report.seconds.teardown += lap(&phase_start);
         }
     }
+    progress_end(&progress);
     ml_device_free(flush.buffer);
+    if (staging.values != NULL)
+        ML_CUDA_CHECK(cudaFreeHost(staging.values));
     if (profiler.session != NULL) {
         double start = monotonic_seconds();
         prof_close(profiler.session);
@@ -804,6 +903,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     if (wants_metrics)
         report.counter_seconds = profiler.seconds;
     fill_flops_ceiling(lab, &report);
+    report.seconds.wall = monotonic_seconds() - run_start;
 
     int write_status = write_report(&report, &options);
     ml_report_free(&report);

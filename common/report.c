@@ -403,6 +403,28 @@ static void print_failures(const ml_report *report, FILE *stream)
     }
 }
 
+double ml_report_host_seconds(const ml_report *report)
+{
+    double counters = isnan(report->counter_seconds) ? 0 : report->counter_seconds;
+    return report->seconds.wall - report->seconds.kernels - counters;
+}
+
+/* One line: where the run's time went, so a slow run says whether the GPU or the host made it
+ * slow. */
+static void print_run_seconds(const ml_report *report, FILE *stream)
+{
+    const ml_run_seconds *seconds = &report->seconds;
+    if (seconds->wall <= 0)
+        return;
+    double counters = isnan(report->counter_seconds) ? 0 : report->counter_seconds;
+    fprintf(stream, "\ntime: %.2f s = kernels %.2f s + counters %.2f s + host %.2f s. Spent in: "
+                    "startup %.2f, setup %.2f, check %.2f, timing loop %.2f (kernels included), "
+                    "model %.2f, teardown %.2f\n",
+            seconds->wall, seconds->kernels, counters, ml_report_host_seconds(report),
+            seconds->startup, seconds->setup, seconds->check, seconds->timed, seconds->model,
+            seconds->teardown);
+}
+
 void ml_report_table(const ml_report *report, FILE *stream)
 {
     print_header(report, stream);
@@ -411,6 +433,7 @@ void ml_report_table(const ml_report *report, FILE *stream)
     print_resources_table(report, stream);
     print_metrics_table(report, stream);
     print_failures(report, stream);
+    print_run_seconds(report, stream);
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------- */
@@ -691,6 +714,26 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
     return json_built(object, ok);
 }
 
+/* null under --model, where nothing ran. */
+static cJSON *json_seconds(const ml_report *report)
+{
+    const ml_run_seconds *seconds = &report->seconds;
+    if (seconds->wall <= 0)
+        return cJSON_CreateNull();
+    cJSON *object = cJSON_CreateObject();
+    bool ok = json_add(object, "wall", cJSON_CreateNumber(seconds->wall)) &&
+              json_add(object, "kernels", cJSON_CreateNumber(seconds->kernels)) &&
+              json_add(object, "counters", json_number(report->counter_seconds)) &&
+              json_add(object, "host", cJSON_CreateNumber(ml_report_host_seconds(report))) &&
+              json_add(object, "startup", cJSON_CreateNumber(seconds->startup)) &&
+              json_add(object, "setup", cJSON_CreateNumber(seconds->setup)) &&
+              json_add(object, "check", cJSON_CreateNumber(seconds->check)) &&
+              json_add(object, "timing_loop", cJSON_CreateNumber(seconds->timed)) &&
+              json_add(object, "model", cJSON_CreateNumber(seconds->model)) &&
+              json_add(object, "teardown", cJSON_CreateNumber(seconds->teardown));
+    return json_built(object, ok);
+}
+
 static cJSON *json_records(const ml_report *report)
 {
     cJSON *records = cJSON_CreateArray();
@@ -721,6 +764,7 @@ static cJSON *json_report(const ml_report *report)
               json_add(root, "warmup", cJSON_CreateNumber(report->warmup)) &&
               json_add(root, "profiler_note", json_string_or_null(report->profiler_note)) &&
               json_add(root, "counter_seconds", json_number(report->counter_seconds)) &&
+              json_add(root, "seconds", json_seconds(report)) &&
               json_add(root, "records", json_records(report));
     return json_built(root, ok);
 }

@@ -55,6 +55,20 @@ typedef struct {
     ml_metric_result metric[ML_MAX_METRICS];
 } ml_record;
 
+/* Where a run's wall time went, in seconds (all 0 under --model). The host's share is the wall
+ * time less the kernels' and the counters'. */
+typedef struct {
+    double wall;                /* from ml_main's start to the report */
+    double kernels;             /* the variants' own launches on the GPU: the timed ones as
+                                   measured, the checked one and the warm-ups at their median */
+    double startup;             /* device, kernels file, profiler, copy ceiling, flush buffer */
+    double setup;               /* the lab's setup: buffers, inputs, CPU references */
+    double check;               /* the checked launch, its copy back and the comparison */
+    double timed;               /* warm-ups and timed launches, with their flushes and samples */
+    double model;               /* the access model's predictions */
+    double teardown;
+} ml_run_seconds;
+
 typedef struct {
     const ml_lab *lab;
     char device_name[256];      /* "" under --model */
@@ -67,6 +81,7 @@ typedef struct {
     char profiler_note[256];    /* "" when counters were read, else why not */
     double counter_seconds;     /* wall time spent reading counters (opening the profiler, every
                                    collection, closing it); NAN if none were asked for */
+    ml_run_seconds seconds;
     int record_count;
     int record_capacity;
     ml_record *records;
@@ -75,6 +90,9 @@ typedef struct {
 /* Appends a zeroed record (growing the array) and returns it. */
 ml_record *ml_report_add(ml_report *report);
 void ml_report_free(ml_report *report);
+
+/* The run's wall time less its kernels' and its counters'. */
+double ml_report_host_seconds(const ml_report *report);
 
 void ml_report_table(const ml_report *report, FILE *stream);
 void ml_report_csv(const ml_report *report, FILE *stream);

@@ -7,6 +7,9 @@
  *       the GPU's name; exit status 1 when every report is a --model run
  *   memlab_report labs REPORT.json...
  *       the labs the reports are of, each once
+ *   memlab_report seconds REPORT.json
+ *       where the run's time went: wall, kernels, counters and host seconds, separated by tabs,
+ *       then host / (kernels + counters); exit status 1 for a --model run (nothing was timed)
  *   memlab_report series --variant V --x PARAM --columns C,... [SELECTION] REPORT.json...
  *       a line plot's columns: PARAM, then each C, one row per value of PARAM
  *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
@@ -34,7 +37,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|device|labs|series|bars ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|device|labs|seconds|series|bars ...; see "
                     "the comment at the top of tools/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -180,6 +183,39 @@ static int labs_command(int argc, char **argv)
     return status;
 }
 
+static int seconds_command(int argc, char **argv)
+{
+    if (argc != 1)
+        return usage_error("seconds takes one report", "");
+    char error[ERROR_SIZE];
+    cJSON *report = rd_load(argv[0], error, sizeof error);
+    if (report == NULL) {
+        fprintf(stderr, "memlab_report: %s\n", error);
+        return EXIT_USAGE;
+    }
+    const cJSON *seconds = cJSON_GetObjectItemCaseSensitive(report, "seconds");
+    const char *names[] = {"wall", "kernels", "counters", "host"};
+    double value[4];
+    int status = cJSON_IsObject(seconds) ? EXIT_SUCCESS : EXIT_NO_DATA;
+    for (int i = 0; i < 4 && status == EXIT_SUCCESS; i++) {
+        const cJSON *item = cJSON_GetObjectItemCaseSensitive(seconds, names[i]);
+        /* counters is null when the run asked for none. */
+        value[i] = cJSON_IsNumber(item) ? item->valuedouble : 0.0;
+        if (!cJSON_IsNumber(item) && i != 2)
+            status = EXIT_NO_DATA;
+    }
+    if (status == EXIT_SUCCESS) {
+        double gpu = value[1] + value[2];
+        printf("%.2f\t%.2f\t%.2f\t%.2f\t", value[0], value[1], value[2], value[3]);
+        if (gpu > 0)
+            printf("%.2f\n", value[3] / gpu);
+        else
+            printf("-\n");
+    }
+    cJSON_Delete(report);
+    return status;
+}
+
 static int columns_command(int argc, char **argv, bool series)
 {
     report_request request;
@@ -240,6 +276,8 @@ int main(int argc, char **argv)
         return device_command(argc - 2, argv + 2);
     if (strcmp(command, "labs") == 0)
         return labs_command(argc - 2, argv + 2);
+    if (strcmp(command, "seconds") == 0)
+        return seconds_command(argc - 2, argv + 2);
     if (strcmp(command, "series") == 0)
         return columns_command(argc - 2, argv + 2, true);
     if (strcmp(command, "bars") == 0)

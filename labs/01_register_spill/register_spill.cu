@@ -247,6 +247,7 @@ static void setup(ml_problem *problem)
             check_index[k] = (size_t)((n - 1) * k / (check_count - 1));
     }
     float *reference = (float *)ml_host_alloc(check_count * sizeof(float));
+#pragma omp parallel for
     for (size_t k = 0; k < check_count; k++) {
         size_t i = check_index != NULL ? check_index[k] : k;
         float x = ml_random_value(problem->seed, i);

@@ -472,9 +472,11 @@ static void compute_reference(ml_problem *problem)
      * a column of N is stored contiguously for the dot products. */
     float *m_rows = (float *)ml_host_alloc((size_t)(row_count * k) * sizeof(float));
     float *n_cols = (float *)ml_host_alloc((size_t)(col_count * k) * sizeof(float));
+#pragma omp parallel for
     for (long long r = 0; r < row_count; r++)
         for (long long i = 0; i < k; i++)
             m_rows[r * k + i] = ml_random_value(problem->seed, (uint64_t)(rows[r] * k + i));
+#pragma omp parallel for
     for (long long c = 0; c < col_count; c++)
         for (long long i = 0; i < k; i++)
             n_cols[c * k + i] = ml_random_value(seed_of_n(problem->seed), (uint64_t)(i * n + cols[c]));
@@ -483,6 +485,7 @@ static void compute_reference(ml_problem *problem)
     float *reference = (float *)ml_host_alloc(count * sizeof(float));
     int sampled = row_count < m || col_count < n;
     size_t *check_index = sampled ? (size_t *)ml_host_alloc(count * sizeof(size_t)) : NULL;
+#pragma omp parallel for
     for (long long r = 0; r < row_count; r++) {
         for (long long c = 0; c < col_count; c++) {
             double sum = 0.0;

@@ -486,6 +486,7 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
         choose_checked_pixels(param, problem->check_index);
     }
     uint64_t cols = (uint64_t)param[PARAM_COLS];
+#pragma omp parallel for
     for (size_t k = 0; k < checked; k++) {
         size_t pixel = problem->check_index != NULL ? problem->check_index[k] : k;
         reference[k] = reference_pixel(problem->seed, param, mask, (int64_t)(pixel / cols),

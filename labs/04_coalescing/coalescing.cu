@@ -87,19 +87,19 @@ static uint32_t lanes_from(uint64_t first, uint64_t count)
 }
 
 /* Sectors the whole input read touches: each is read from DRAM once, since the L2 is flushed
- * before every run. Indices are non-decreasing in i, so a new sector shows as a change. */
+ * before every run. Indices are non-decreasing in i, so a new sector shows as a change from
+ * element i - 1 (element 0 always starts one). */
 static double distinct_input_sectors(uint64_t n, const long long *param,
                                      uint64_t (*source)(uint64_t, const long long *))
 {
-    double sectors = 0;
-    uint64_t previous = UINT64_MAX;
+    uint64_t sectors = 0;
+#pragma omp parallel for reduction(+ : sectors)
     for (uint64_t i = 0; i < n; i++) {
         uint64_t sector = source(i, param) * sizeof(float) / ML_SECTOR_BYTES;
-        if (sector != previous)
+        if (i == 0 || sector != source(i - 1, param) * sizeof(float) / ML_SECTOR_BYTES)
             sectors++;
-        previous = sector;
     }
-    return sectors;
+    return (double)sectors;
 }
 
 static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,
@@ -238,6 +238,7 @@ static void setup(ml_problem *problem)
 
     /* The reference recomputes each input value from the seed: no copy of the input needed. */
     float *reference = (float *)ml_host_alloc(n * sizeof(float));
+#pragma omp parallel for
     for (uint64_t i = 0; i < n; i++)
         reference[i] = ml_random_value(problem->seed, source(i, param));
 

@@ -351,6 +351,7 @@ static double device_bytes(const ml_variant *variant, const long long *param)
 static float *transpose_reference(uint64_t seed, uint64_t rows, uint64_t cols)
 {
     float *reference = (float *)ml_host_alloc(rows * cols * sizeof(float));
+#pragma omp parallel for
     for (uint64_t c = 0; c < cols; c++)
         for (uint64_t r = 0; r < rows; r++)
             reference[c * rows + r] = ml_random_value(seed, r * cols + c);

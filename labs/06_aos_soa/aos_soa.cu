@@ -360,6 +360,7 @@ static void setup(ml_problem *problem)
     float *reference = (float *)ml_host_alloc(compared * sizeof(float));
     size_t *check_index = compared < count ? (size_t *)ml_host_alloc(compared * sizeof(size_t))
                                            : NULL;
+#pragma omp parallel for
     for (size_t i = 0; i < n; i++) {
         float value[FIELD_COUNT];
         for (int f = 0; f < FIELD_COUNT; f++)

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare.h"
@@ -71,6 +72,38 @@ static void test_one_element_off(void **state)
 }
 
 /* Relative above 1 (1000 and the next float up: 6e-8), absolute below (5e-6): inside 1e-5. */
+/* The harness compares every element of outputs up to 2^28 (lab 04's and lab 06's largest): one
+ * wrong element among them, found on several threads, is still a failure, with its index. The
+ * arrays are calloc'ed zeros, so only the pages written cost memory. */
+static void test_one_wrong_element_of_2_to_the_28(void **state)
+{
+    (void)state;
+    const size_t count = (size_t)1 << 28;
+    const size_t wrong[] = {0, 123456789, count - 1};
+    for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+        float *got = calloc(count, sizeof(float));
+        float *expected = calloc(count, sizeof(float));
+        assert_non_null(got);
+        assert_non_null(expected);
+        got[wrong[k]] = 1e-3f;
+        ml_comparison comparison = ml_compare(got, expected, count, 1e-6);
+        assert_int_equal(comparison.count, count);
+        assert_int_equal(comparison.mismatches, 1);
+        assert_int_equal(comparison.reported, 1);
+        assert_int_equal(comparison.first_index[0], wrong[k]);
+        assert_float_equal(comparison.max_rel_error, 1e-3, 1e-9);
+        /* And an element never written: the poison is NaN. */
+        got[wrong[k]] = 0.0f;
+        got[count / 2 + k] = NAN;
+        comparison = ml_compare(got, expected, count, 1e-6);
+        assert_int_equal(comparison.mismatches, 1);
+        assert_int_equal(comparison.first_index[0], count / 2 + k);
+        assert_true(isinf(comparison.max_rel_error));
+        free(got);
+        free(expected);
+    }
+}
+
 static void test_within_tolerance_passes(void **state)
 {
     (void)state;
@@ -221,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_relative_error),
         cmocka_unit_test(test_identical_arrays),
         cmocka_unit_test(test_one_element_off),
+        cmocka_unit_test(test_one_wrong_element_of_2_to_the_28),
         cmocka_unit_test(test_within_tolerance_passes),
         cmocka_unit_test(test_nan_fails),
         cmocka_unit_test(test_infinity_fails),

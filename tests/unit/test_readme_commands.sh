@@ -222,6 +222,11 @@ run_command() { # command
       else
         check_demo_report "$last_demo" fallback
       fi
+      if [[ " ${words[*]} " == *" --quick "* ]]; then
+        grep -q 'The quick version' "$last_demo/report.md" || fail "the --quick report does not say it is the quick version"
+        grep -qF -- "coalescing $(grep -v '^#' "$root/labs/04_coalescing/quick.args" | tail -n 1) --model" \
+          "$last_demo/report.md" || fail "the --quick report does not show coalescing's quick.args runs"
+      fi
       if command -v gnuplot >/dev/null 2>&1; then check_plots "$last_demo"; fi
       ;;
     './memlab plot DIR' | './memlab plot')
