@@ -35,7 +35,6 @@
  */
 #include "profiler.h"
 
-
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -71,11 +70,8 @@ struct prof_session {
     prof_prelude prelude;                     /* launched after Start, before the kernel */
     void *prelude_argument;
 
-    /* A configuration outlives its collection: the next prof_begin with the same names reuses it
-     * (the first pass of a new configuration costs CUPTI about 170 ms on an H100), another list
-     * of names or prof_close releases it. */
-    int configured;                           /* range profiler enabled with config_image */
-    int collecting;                           /* between prof_begin and prof_end */
+    /* Set by prof_begin, released by prof_end. */
+    int collecting;
     int pass_running;                         /* Started, not yet Stopped */
     int all_passes_submitted;                 /* the last Stop said so */
     size_t passes;                            /* what the config image needs */
@@ -690,41 +686,16 @@ static prof_status create_counter_data_image(prof_session *session)
         return PROF_ERR_CUPTI;
     }
     session->counter_data_size = size_params.counterDataSize;
-    return PROF_OK;
-}
 
-/* Empties the counter data image and points the range profiler at it and the config image, for
- * a collection's first pass. */
-static prof_status set_config(prof_session *session)
-{
     CUpti_RangeProfiler_CounterDataImage_Initialize_Params initialize_params = {
         .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE,
         .pRangeProfilerObject = session->range_profiler,
         .counterDataSize = session->counter_data_size,
         .pCounterData = session->counter_data,
     };
-    CUptiResult result = cuptiRangeProfilerCounterDataImageInitialize(&initialize_params);
+    result = cuptiRangeProfilerCounterDataImageInitialize(&initialize_params);
     if (result != CUPTI_SUCCESS)
         return cupti_failure("cuptiRangeProfilerCounterDataImageInitialize", result);
-
-    CUpti_RangeProfiler_SetConfig_Params config_params = {
-        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
-        .pRangeProfilerObject = session->range_profiler,
-        .configSize = session->config_image_size,
-        .pConfig = session->config_image,
-        .counterDataImageSize = session->counter_data_size,
-        .pCounterDataImage = session->counter_data,
-        .range = CUPTI_AutoRange,        /* one range around each kernel launch */
-        .replayMode = CUPTI_UserReplay,  /* the caller launches the kernel once per pass */
-        .maxRangesPerPass = MAX_RANGES,
-        .numNestingLevels = 1,
-        .minNestingLevel = 1,
-        .passIndex = 0,
-        .targetNestingLevel = 1,
-    };
-    result = cuptiRangeProfilerSetConfig(&config_params);
-    if (result != CUPTI_SUCCESS)
-        return cupti_failure("cuptiRangeProfilerSetConfig", result);
     return PROF_OK;
 }
 
@@ -759,11 +730,7 @@ static prof_status stop_pass(prof_session *session)
     return PROF_OK;
 }
 
-static prof_status release_configuration(prof_session *session, prof_status status);
-
-/* The host object, config image and counter data image for the names, with the range profiler
- * enabled. */
-static prof_status configure(prof_session *session, const char *const *names, size_t count)
+static prof_status start_collection(prof_session *session, const char *const *names, size_t count)
 {
     /* The host side first, so that a bad metric name is found before the device is touched. */
     session->metric_names = copy_names(names, count);
@@ -795,44 +762,35 @@ static prof_status configure(prof_session *session, const char *const *names, si
         return cupti_failure("cuptiRangeProfilerEnable", result);
     session->range_profiler = enable_params.pRangeProfilerObject;
 
-    session->configured = 1;
     status = create_counter_data_image(session);
-    return status;
-}
-
-/* The configuration's names, in order, are these. */
-static int configured_for(const prof_session *session, const char *const *names, size_t count)
-{
-    if (!session->configured || session->metric_count != count)
-        return 0;
-    for (size_t i = 0; i < count; i++)
-        if (strcmp(session->metric_names[i], names[i]) != 0)
-            return 0;
-    return 1;
-}
-
-static prof_status start_collection(prof_session *session, const char *const *names, size_t count)
-{
-    prof_status status = PROF_OK;
-    if (!configured_for(session, names, count)) {
-        if (session->configured)
-            status = release_configuration(session, status);
-        if (status == PROF_OK)
-            status = configure(session, names, count);
-    }
-    if (status == PROF_OK)
-        status = set_config(session);
     if (status != PROF_OK)
         return status;
+
+    CUpti_RangeProfiler_SetConfig_Params config_params = {
+        .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE,
+        .pRangeProfilerObject = session->range_profiler,
+        .configSize = session->config_image_size,
+        .pConfig = session->config_image,
+        .counterDataImageSize = session->counter_data_size,
+        .pCounterDataImage = session->counter_data,
+        .range = CUPTI_AutoRange,        /* one range around each kernel launch */
+        .replayMode = CUPTI_UserReplay,  /* the caller launches the kernel once per pass */
+        .maxRangesPerPass = MAX_RANGES,
+        .numNestingLevels = 1,
+        .minNestingLevel = 1,
+        .passIndex = 0,
+        .targetNestingLevel = 1,
+    };
+    result = cuptiRangeProfilerSetConfig(&config_params);
+    if (result != CUPTI_SUCCESS)
+        return cupti_failure("cuptiRangeProfilerSetConfig", result);
     session->collecting = 1;
-    session->passes_run = 0;
-    session->all_passes_submitted = 0;
     return start_pass(session);
 }
 
-/* Disables the range profiler and frees what configure made; the session can then begin
+/* Disables the range profiler and frees what start_collection made; the session can then begin
  * again. */
-static prof_status release_configuration(prof_session *session, prof_status status)
+static prof_status release_collection(prof_session *session, prof_status status)
 {
     if (session->range_profiler != NULL) {
         CUpti_RangeProfiler_Disable_Params params = {
@@ -855,7 +813,6 @@ static prof_status release_configuration(prof_session *session, prof_status stat
     free(session->counter_data);
     session->counter_data = NULL;
     session->counter_data_size = 0;
-    session->configured = 0;
     session->collecting = 0;
     session->pass_running = 0;
     session->all_passes_submitted = 0;
@@ -877,7 +834,7 @@ prof_status prof_begin(prof_session *session, const char *const *perfworks_names
     }
     prof_status status = start_collection(session, perfworks_names, count);
     if (status != PROF_OK)
-        return release_configuration(session, status);
+        return release_collection(session, status);
     return PROF_OK;
 }
 
@@ -902,7 +859,7 @@ prof_status prof_next_pass(prof_session *session, int *another_pass)
         }
     }
     if (status != PROF_OK)
-        return release_configuration(session, status);
+        return release_collection(session, status);
     return PROF_OK;
 }
 
@@ -1004,12 +961,7 @@ prof_status prof_end(prof_session *session, double *values)
         status = decode_ranges(session);
     if (status == PROF_OK)
         status = evaluate(session, values);
-    session->collecting = 0;
-    session->pass_running = 0;
-    /* A failed collection leaves nothing configured, to be reused or to go wrong again. */
-    if (status != PROF_OK)
-        return release_configuration(session, status);
-    return PROF_OK;
+    return release_collection(session, status);
 }
 
 void prof_close(prof_session *session)
@@ -1017,9 +969,10 @@ void prof_close(prof_session *session)
     if (session == NULL)
         return;
     prof_status status = PROF_OK;
-    if (session->collecting && session->pass_running)
-        status = stop_pass(session);
-    if (session->configured)
-        status = release_configuration(session, status);
+    if (session->collecting) {
+        if (session->pass_running)
+            status = stop_pass(session);
+        status = release_collection(session, status);
+    }
     end_session(session, status);
 }
