@@ -65,6 +65,9 @@ static void make_report(ml_report *report)
     report->l2_mib = 60;
     report->ceiling_gbps = 4000;
     report->counter_seconds = 0.75;
+    report->seconds = (ml_run_seconds){.wall = 3.0, .kernels = 0.25, .startup = 0.5, .setup = 0.75,
+                                       .check = 0.5, .timed = 0.375, .model = 0.125,
+                                       .teardown = 0.0625};
     report->seed = TEST_SEED;
     report->reps = 10;
     report->warmup = 2;
@@ -130,6 +133,7 @@ static void make_model_report(ml_report *report)
     report->device_name[0] = '\0';
     report->ceiling_gbps = NAN;
     report->counter_seconds = NAN;
+    report->seconds = (ml_run_seconds){0};
     snprintf(report->profiler_note, sizeof report->profiler_note, "not read (--model)");
     for (int r = 0; r < report->record_count; r++) {
         ml_record *record = &report->records[r];
@@ -296,6 +300,19 @@ static void test_json_run(void **state)
     assert_true(cJSON_IsNull(member(root, "profiler_note")));
     assert_float_equal(number_member(root, "counter_seconds"), 0.75, 0);
 
+    /* Where the time went: the host's share is what the kernels and counters leave. */
+    const cJSON *seconds = member(root, "seconds");
+    assert_float_equal(number_member(seconds, "wall"), 3.0, 0);
+    assert_float_equal(number_member(seconds, "kernels"), 0.25, 0);
+    assert_float_equal(number_member(seconds, "counters"), 0.75, 0);
+    assert_float_equal(number_member(seconds, "host"), 2.0, 1e-12);
+    assert_float_equal(number_member(seconds, "startup"), 0.5, 0);
+    assert_float_equal(number_member(seconds, "setup"), 0.75, 0);
+    assert_float_equal(number_member(seconds, "check"), 0.5, 0);
+    assert_float_equal(number_member(seconds, "timing_loop"), 0.375, 0);
+    assert_float_equal(number_member(seconds, "model"), 0.125, 0);
+    assert_float_equal(number_member(seconds, "teardown"), 0.0625, 0);
+
     const cJSON *device = member(root, "device");
     assert_string_equal(string_member(device, "name"), report.device_name);
     assert_string_equal(string_member(device, "compute_capability"), "9.0");
@@ -374,6 +391,7 @@ static void test_json_model_only(void **state)
     assert_true(cJSON_IsNull(member(root, "ceiling_gbps")));
     assert_string_equal(string_member(root, "profiler_note"), "not read (--model)");
     assert_true(cJSON_IsNull(member(root, "counter_seconds")));
+    assert_true(cJSON_IsNull(member(root, "seconds")));
     const cJSON *device = member(root, "device");
     assert_true(cJSON_IsNull(member(device, "name")));
     assert_true(cJSON_IsNull(member(device, "compute_capability")));
@@ -557,6 +575,9 @@ static void test_table_contents(void **state)
     assert_non_null(strstr(text, TEST_SEED_TEXT));
     assert_null(strstr(text, "counters:"));     /* counters were read */
     assert_null(strstr(text, "GFLOP/s"));       /* no record does arithmetic */
+    assert_non_null(strstr(text, "\ntime: 3.00 s = kernels 0.25 s + counters 0.75 s + host 2.00 s. "
+                                 "Spent in: startup 0.50, setup 0.75, check 0.50, timing loop 0.38 "
+                                 "(kernels included), model 0.12, teardown 0.06\n"));
     assert_non_null(strstr(text, "FAIL (3 of 1000, max err 0.5)"));
     /* The failure explained after the tables, with its first mismatches. */
     assert_non_null(strstr(text, "\nFAIL strided n=1000 stride=2: 3 of 1000 elements"));
@@ -698,6 +719,7 @@ static void test_table_model_only(void **state)
     assert_non_null(strstr(text, "not measured"));
     assert_non_null(strstr(text, "counters: not read (--model)\n"));
     assert_null(strstr(text, "FAIL"));
+    assert_null(strstr(text, "\ntime: "));
 
     char *lines[64];
     int count = split_lines(text, lines, 64);
