@@ -576,24 +576,28 @@ static int write_report(const ml_report *report, const ml_options *options)
 
 /* "point n of N" on stderr while a run of several records goes on: in place on a terminal, a
  * line each for a program that reads them (MEMLAB_PROGRESS=1: ./memlab demo). */
+typedef enum { PROGRESS_NONE, PROGRESS_IN_PLACE, PROGRESS_LINES } progress_mode;
+
 typedef struct {
-    int mode;                   /* 0 none, 1 terminal, 2 lines */
+    progress_mode mode;
     long long done, total;
 } progress_state;
 
 static progress_state progress_start(long long total)
 {
     const char *forced = getenv("MEMLAB_PROGRESS");
-    progress_state progress = {0, 0, total};
-    if (total > 1)
-        progress.mode = forced != NULL && strcmp(forced, "1") == 0 ? 2 : isatty(STDERR_FILENO) ? 1 : 0;
+    progress_state progress = {PROGRESS_NONE, 0, total};
+    if (total > 1 && forced != NULL && strcmp(forced, "1") == 0)
+        progress.mode = PROGRESS_LINES;
+    else if (total > 1 && isatty(STDERR_FILENO))
+        progress.mode = PROGRESS_IN_PLACE;
     return progress;
 }
 
 static void progress_show(progress_state *progress, const ml_lab *lab, const char *variant,
                           const long long *param, const ml_options *options)
 {
-    if (progress->mode == 0)
+    if (progress->mode == PROGRESS_NONE)
         return;
     progress->done++;
     char what[256];
@@ -603,7 +607,7 @@ static void progress_show(progress_state *progress, const ml_lab *lab, const cha
         if (options->sweep_param < 0 || options->sweep_param == i)
             length += snprintf(what + length, sizeof what - (size_t)length, " %s=%lld",
                                lab->params[i].name, param[i]);
-    if (progress->mode == 1)
+    if (progress->mode == PROGRESS_IN_PLACE)
         fprintf(stderr, "\r%s: %lld of %lld: %-60.60s", lab->program, progress->done,
                 progress->total, what);
     else
@@ -613,7 +617,7 @@ static void progress_show(progress_state *progress, const ml_lab *lab, const cha
 
 static void progress_end(const progress_state *progress)
 {
-    if (progress->mode == 1)
+    if (progress->mode == PROGRESS_IN_PLACE)
         fprintf(stderr, "\r%*s\r", 100, "");
 }
 
@@ -872,13 +876,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             time_variant(&problem, &options, &flush, record);
             fill_rates(record, report.ceiling_gbps);
             report.seconds.kernels += kernel_seconds(record, &options);
-            report.seconds.timed += lap(&phase_start);
+            report.seconds.timing_loop += lap(&phase_start);
 
             double measured[ML_MAX_METRICS];
             collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;
-            lap(&phase_start);
+            lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
             ml_prediction prediction = {0};
             variant->predict(record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);

@@ -403,10 +403,16 @@ static void print_failures(const ml_report *report, FILE *stream)
     }
 }
 
-double ml_report_host_seconds(const ml_report *report)
+/* counter_seconds is NAN when no counters were asked for: then they took no time. */
+static double counter_seconds_spent(const ml_report *report)
 {
-    double counters = isnan(report->counter_seconds) ? 0 : report->counter_seconds;
-    return report->seconds.wall - report->seconds.kernels - counters;
+    return isnan(report->counter_seconds) ? 0 : report->counter_seconds;
+}
+
+/* The run's wall time less its kernels' and its counters'. */
+static double host_seconds(const ml_report *report)
+{
+    return report->seconds.wall - report->seconds.kernels - counter_seconds_spent(report);
 }
 
 /* One line: where the run's time went, so a slow run says whether the GPU or the host made it
@@ -416,12 +422,11 @@ static void print_run_seconds(const ml_report *report, FILE *stream)
     const ml_run_seconds *seconds = &report->seconds;
     if (seconds->wall <= 0)
         return;
-    double counters = isnan(report->counter_seconds) ? 0 : report->counter_seconds;
     fprintf(stream, "\ntime: %.2f s = kernels %.2f s + counters %.2f s + host %.2f s. Spent in: "
                     "startup %.2f, setup %.2f, check %.2f, timing loop %.2f (kernels included), "
                     "model %.2f, teardown %.2f\n",
-            seconds->wall, seconds->kernels, counters, ml_report_host_seconds(report),
-            seconds->startup, seconds->setup, seconds->check, seconds->timed, seconds->model,
+            seconds->wall, seconds->kernels, counter_seconds_spent(report), host_seconds(report),
+            seconds->startup, seconds->setup, seconds->check, seconds->timing_loop, seconds->model,
             seconds->teardown);
 }
 
@@ -724,11 +729,11 @@ static cJSON *json_seconds(const ml_report *report)
     bool ok = json_add(object, "wall", cJSON_CreateNumber(seconds->wall)) &&
               json_add(object, "kernels", cJSON_CreateNumber(seconds->kernels)) &&
               json_add(object, "counters", json_number(report->counter_seconds)) &&
-              json_add(object, "host", cJSON_CreateNumber(ml_report_host_seconds(report))) &&
+              json_add(object, "host", cJSON_CreateNumber(host_seconds(report))) &&
               json_add(object, "startup", cJSON_CreateNumber(seconds->startup)) &&
               json_add(object, "setup", cJSON_CreateNumber(seconds->setup)) &&
               json_add(object, "check", cJSON_CreateNumber(seconds->check)) &&
-              json_add(object, "timing_loop", cJSON_CreateNumber(seconds->timed)) &&
+              json_add(object, "timing_loop", cJSON_CreateNumber(seconds->timing_loop)) &&
               json_add(object, "model", cJSON_CreateNumber(seconds->model)) &&
               json_add(object, "teardown", cJSON_CreateNumber(seconds->teardown));
     return json_built(object, ok);

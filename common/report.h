@@ -64,7 +64,7 @@ typedef struct {
     double startup;             /* device, kernels file, profiler, copy ceiling, flush buffer */
     double setup;               /* the lab's setup: buffers, inputs, CPU references */
     double check;               /* the checked launch, its copy back and the comparison */
-    double timed;               /* warm-ups and timed launches, with their flushes and samples */
+    double timing_loop;         /* warm-ups and timed launches, with their flushes and samples */
     double model;               /* the access model's predictions */
     double teardown;
 } ml_run_seconds;
@@ -90,9 +90,6 @@ typedef struct {
 /* Appends a zeroed record (growing the array) and returns it. */
 ml_record *ml_report_add(ml_report *report);
 void ml_report_free(ml_report *report);
-
-/* The run's wall time less its kernels' and its counters'. */
-double ml_report_host_seconds(const ml_report *report);
 
 void ml_report_table(const ml_report *report, FILE *stream);
 void ml_report_csv(const ml_report *report, FILE *stream);

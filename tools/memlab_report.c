@@ -55,16 +55,26 @@ static int split_list(char *list, const char **names, int max)
     return count;
 }
 
-static int csv_command(int argc, char **argv)
+/* The one report a command takes (csv, seconds). Returns 0 with *report set, or an exit status. */
+static int load_one_report(const char *command, int argc, char **argv, cJSON **report)
 {
     if (argc != 1)
-        return usage_error("csv takes one report", "");
+        return usage_error(command, " takes one report");
     char error[ERROR_SIZE];
-    cJSON *report = rd_load(argv[0], error, sizeof error);
-    if (report == NULL) {
+    *report = rd_load(argv[0], error, sizeof error);
+    if (*report == NULL) {
         fprintf(stderr, "memlab_report: %s\n", error);
         return EXIT_USAGE;
     }
+    return EXIT_SUCCESS;
+}
+
+static int csv_command(int argc, char **argv)
+{
+    cJSON *report;
+    int status = load_one_report("csv", argc, argv, &report);
+    if (status != EXIT_SUCCESS)
+        return status;
     rd_write_csv(report, stdout);
     cJSON_Delete(report);
     return EXIT_SUCCESS;
@@ -185,18 +195,14 @@ static int labs_command(int argc, char **argv)
 
 static int seconds_command(int argc, char **argv)
 {
-    if (argc != 1)
-        return usage_error("seconds takes one report", "");
-    char error[ERROR_SIZE];
-    cJSON *report = rd_load(argv[0], error, sizeof error);
-    if (report == NULL) {
-        fprintf(stderr, "memlab_report: %s\n", error);
-        return EXIT_USAGE;
-    }
+    cJSON *report;
+    int status = load_one_report("seconds", argc, argv, &report);
+    if (status != EXIT_SUCCESS)
+        return status;
     const cJSON *seconds = cJSON_GetObjectItemCaseSensitive(report, "seconds");
     const char *names[] = {"wall", "kernels", "counters", "host"};
     double value[4];
-    int status = cJSON_IsObject(seconds) ? EXIT_SUCCESS : EXIT_NO_DATA;
+    status = cJSON_IsObject(seconds) ? EXIT_SUCCESS : EXIT_NO_DATA;
     for (int i = 0; i < 4 && status == EXIT_SUCCESS; i++) {
         const cJSON *item = cJSON_GetObjectItemCaseSensitive(seconds, names[i]);
         /* counters is null when the run asked for none. */

@@ -66,7 +66,7 @@ static void make_report(ml_report *report)
     report->ceiling_gbps = 4000;
     report->counter_seconds = 0.75;
     report->seconds = (ml_run_seconds){.wall = 3.0, .kernels = 0.25, .startup = 0.5, .setup = 0.75,
-                                       .check = 0.5, .timed = 0.375, .model = 0.125,
+                                       .check = 0.5, .timing_loop = 0.375, .model = 0.125,
                                        .teardown = 0.0625};
     report->seed = TEST_SEED;
     report->reps = 10;
