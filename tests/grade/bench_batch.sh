@@ -5,8 +5,8 @@
 #
 # A class of COUNT submissions (default 50) is written from the lab's plants, taken in turn,
 # each made a file of its own by a comment with its number (so no two are the same content).
-# The plants whose cases run to their time limits (an endless loop, a printf flood) are left
-# out: one of them costs minutes of the GPU whatever the host, and says nothing of the grader.
+# The plants whose cases run to their time limits (an endless loop, a printf flood, a hang in
+# one case) are left out: they cost the GPU the rubric's time limits whatever the grader does.
 # The class is graded once for each JOBS value (default 4 then 1: --jobs N compiles N
 # submissions at a time; the GPU runs one at a time), each into a fresh output folder, and a
 # table says the total and the per-submission wall time. Then the scores the plants got, and
@@ -40,7 +40,7 @@ trap 'rm -rf "$work"' EXIT
 names=()
 for plant in "$plants"/*.plant; do
   name=$(basename "$plant" .plant)
-  [[ $name == infinite_loop || $name == tamper_printf_flood ]] && continue
+  [[ $name == infinite_loop || $name == tamper_printf_flood || $name == hang_one_case ]] && continue
   "$root/tests/grade/plant.sh" "$plant" "$skeleton" >"$work/$name.plant.cu" || exit 1
   names+=("$name")
 done
