@@ -7,6 +7,7 @@
 #include "access_model.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdbool.h>
 
 /* The GPU only issues naturally aligned 1-, 2-, 4-, 8- and 16-byte accesses (anything else
@@ -143,27 +144,15 @@ ml_shared_cost ml_model_shared(const ml_warp_access *access)
     return cost;
 }
 
-double ml_global_efficiency_pct(ml_global_cost cost)
+uint32_t ml_first_lanes(uint64_t count)
 {
-    if (cost.sectors == 0) {
-        return 0.0;
-    }
-    return 100.0 * cost.used_bytes / ((double)cost.sectors * ML_SECTOR_BYTES);
+    return count >= ML_WARP_SIZE ? ML_ALL_LANES : (1u << count) - 1;
 }
 
-void ml_global_cost_add(ml_global_cost *total, ml_global_cost one)
+long long ml_ceil_div(long long a, long long b)
 {
-    total->requests += one.requests;
-    total->sectors += one.sectors;
-    total->lines += one.lines;
-    total->used_bytes += one.used_bytes;
-}
-
-void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one)
-{
-    total->requests += one.requests;
-    total->wavefronts += one.wavefronts;
-    total->bank_conflicts += one.bank_conflicts;
+    assert(a >= 0 && b > 0);
+    return (a + b - 1) / b;
 }
 
 void ml_global_totals_add(ml_global_totals *totals, const ml_warp_access *access, double repeat)
@@ -172,4 +161,34 @@ void ml_global_totals_add(ml_global_totals *totals, const ml_warp_access *access
     totals->requests += repeat * cost.requests;
     totals->sectors += repeat * cost.sectors;
     totals->used_bytes += repeat * cost.used_bytes;
+}
+
+void ml_global_totals_add_scaled(ml_global_totals *totals, const ml_global_totals *group,
+                                 double repeat)
+{
+    totals->requests += repeat * group->requests;
+    totals->sectors += repeat * group->sectors;
+    totals->used_bytes += repeat * group->used_bytes;
+}
+
+double ml_efficiency_pct(const ml_global_totals *totals)
+{
+    if (totals->sectors == 0)
+        return NAN;
+    return 100.0 * totals->used_bytes / (totals->sectors * ML_SECTOR_BYTES);
+}
+
+double ml_sectors_per_request(const ml_global_totals *totals)
+{
+    if (totals->requests == 0)
+        return NAN;
+    return totals->sectors / totals->requests;
+}
+
+void ml_shared_totals_add(ml_shared_totals *totals, const ml_warp_access *access, double repeat)
+{
+    ml_shared_cost cost = ml_model_shared(access);
+    totals->requests += repeat * cost.requests;
+    totals->wavefronts += repeat * cost.wavefronts;
+    totals->bank_conflicts += repeat * cost.bank_conflicts;
 }

@@ -62,13 +62,11 @@ void ml_warp_access_strided(ml_warp_access *access, uint64_t base, int64_t strid
 ml_global_cost ml_model_global(const ml_warp_access *access);
 ml_shared_cost ml_model_shared(const ml_warp_access *access);
 
-/* Load or store efficiency in percent, as Nsight Compute's
- * smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.pct counts it: bytes used per
- * byte of the sectors moved (100 for perfectly coalesced, 12.5 for one float per sector). Bytes
- * are counted once however many lanes read them: 32 lanes reading one float use 4 bytes of one
- * sector, 12.5% (read off an H200; nvprof's gld_efficiency counted such a broadcast per lane and
- * could exceed 100%). 0 when no sector was moved. */
-double ml_global_efficiency_pct(ml_global_cost cost);
+/* Lanes 0 .. count - 1: all 32 from count 32 on (a warp's active lanes at the end of an array). */
+uint32_t ml_first_lanes(uint64_t count);
+
+/* a / b rounded up (a >= 0, b > 0): blocks, tiles and phases that cover a size. */
+long long ml_ceil_div(long long a, long long b);
 
 /* Global/local counter totals over a launch, in doubles: a large launch has billions of
  * sectors, more than the 32-bit counts of one warp's cost can hold. */
@@ -78,10 +76,27 @@ typedef struct {
 
 /* Adds repeat warps with this access's cost to the totals. */
 void ml_global_totals_add(ml_global_totals *totals, const ml_warp_access *access, double repeat);
+/* Adds repeat times the totals of a group of warps (a tile, a block) to the totals. */
+void ml_global_totals_add_scaled(ml_global_totals *totals, const ml_global_totals *group,
+                                 double repeat);
 
-/* Sums over many warps. */
-void ml_global_cost_add(ml_global_cost *total, ml_global_cost one);
-void ml_shared_cost_add(ml_shared_cost *total, ml_shared_cost one);
+/* Load or store efficiency in percent, as Nsight Compute's
+ * smsp__sass_average_data_bytes_per_sector_mem_global_op_{ld,st}.pct counts it: bytes used per
+ * byte of the sectors moved (100 for perfectly coalesced, 12.5 for one float per sector). Bytes
+ * are counted once however many lanes read them: 32 lanes reading one float use 4 bytes of one
+ * sector, 12.5% (read off an H200; nvprof's gld_efficiency counted such a broadcast per lane and
+ * could exceed 100%). NAN when no sector was moved. */
+double ml_efficiency_pct(const ml_global_totals *totals);
+/* Sectors per request (gld_transactions_per_request): NAN when there was no request. */
+double ml_sectors_per_request(const ml_global_totals *totals);
+
+/* Shared-memory counter totals over a launch, in doubles. */
+typedef struct {
+    double requests, wavefronts, bank_conflicts;
+} ml_shared_totals;
+
+/* Adds repeat warps with this shared-memory access's cost to the totals. */
+void ml_shared_totals_add(ml_shared_totals *totals, const ml_warp_access *access, double repeat);
 
 #ifdef __cplusplus
 }

@@ -365,6 +365,7 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "  2  bad input (flag, value, variant, size, output file): nothing was run\n"
           "  3  no usable CUDA device (use --model for predictions without one)\n"
           "  4  a CUDA call failed\n"
+          "  5  the lab program itself is wrong (its variant table, a prediction): a bug to report\n"
           "\nprogress: a run of several records says which one it is at on stderr when stderr is\n"
           "a terminal, or, one line each (\"progress: 3 of 32: strided stride=3\"), when\n"
           "MEMLAB_PROGRESS=1 is set (./memlab demo sets it and shows them)\n",

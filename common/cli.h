@@ -23,7 +23,7 @@ typedef enum {
 
 typedef struct {
     ml_action action;
-    int variant_selected[64];       /* 1 for each variant to run, indexed like lab->variants */
+    int variant_selected[ML_MAX_VARIANTS]; /* 1 for each variant to run, indexed like lab->variants */
     long long param[ML_MAX_PARAMS]; /* sizes, indexed like lab->params */
     int sweep_param;                /* index into lab->params, or -1 for no sweep */
     long long sweep_first, sweep_last, sweep_step;

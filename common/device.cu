@@ -50,6 +50,11 @@ void *ml_host_alloc(size_t bytes)
     return pointer;
 }
 
+unsigned ml_blocks_of(const ml_problem *problem, size_t count)
+{
+    return ml_blocks_for(count, problem->variant->block.x);
+}
+
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block)
 {
     return (unsigned)((count + threads_per_block - 1) / threads_per_block);

@@ -41,13 +41,73 @@ typedef struct {
 
 void ml_predict(ml_prediction *prediction, const char *alias, double value)
 {
+    const prof_metric *known = prof_metric_find(alias);
+    if (known == NULL || strcmp(known->alias, alias) != 0) {
+        fprintf(stderr, "memlab: a prediction names metric '%s', which is no alias of the metric "
+                        "table (memlab list --metrics): a bug in the lab's predict\n", alias);
+        exit(ML_EXIT_LAB_ERROR);
+    }
     if (prediction->count == ML_MAX_METRICS) {
         fprintf(stderr, "memlab: more than %d predictions for one variant\n", ML_MAX_METRICS);
-        exit(ML_EXIT_USAGE);
+        exit(ML_EXIT_LAB_ERROR);
     }
     prediction->alias[prediction->count] = alias;
     prediction->value[prediction->count] = value;
     prediction->count++;
+}
+
+unsigned ml_threads_per_block(const ml_variant *variant)
+{
+    return variant->block.x * (variant->block.y > 0 ? variant->block.y : 1);
+}
+
+int ml_variant_uses(const ml_variant *variant, const char *param_name)
+{
+    if (variant->uses == NULL)
+        return 1;
+    size_t length = strlen(param_name);
+    for (const char *name = variant->uses; *name != '\0';) {
+        size_t name_length = strcspn(name, ",");
+        if (name_length == length && strncmp(name, param_name, length) == 0)
+            return 1;
+        name += name_length;
+        name += (*name == ',');
+    }
+    return 0;
+}
+
+/* The table's own mistakes, caught before anything runs: too many variants, a kernel without a
+ * block, a `uses` naming no parameter. */
+static int check_lab_table(const ml_lab *lab)
+{
+    if (lab->num_variants > ML_MAX_VARIANTS) {
+        fprintf(stderr, "%s: %d variants; a lab has at most %d\n", lab->program, lab->num_variants,
+                ML_MAX_VARIANTS);
+        return ML_EXIT_LAB_ERROR;
+    }
+    for (int v = 0; v < lab->num_variants; v++) {
+        const ml_variant *variant = &lab->variants[v];
+        if (variant->launch == NULL || (variant->kernel != NULL && variant->block.x == 0)) {
+            fprintf(stderr, "%s: variant %s: a kernel needs a block and every variant a launch\n",
+                    lab->program, variant->name);
+            return ML_EXIT_LAB_ERROR;
+        }
+        for (const char *name = variant->uses; name != NULL && *name != '\0';) {
+            size_t name_length = strcspn(name, ",");
+            int found = 0;
+            for (int i = 0; i < lab->num_params; i++)
+                found |= strlen(lab->params[i].name) == name_length &&
+                         strncmp(lab->params[i].name, name, name_length) == 0;
+            if (!found) {
+                fprintf(stderr, "%s: variant %s uses '%.*s', which is no parameter of the lab\n",
+                        lab->program, variant->name, (int)name_length, name);
+                return ML_EXIT_LAB_ERROR;
+            }
+            name += name_length;
+            name += (*name == ',');
+        }
+    }
+    return ML_EXIT_OK;
 }
 
 static int add_metric(metric_selection *selection, const char *name, char *error, size_t error_size)
@@ -504,23 +564,24 @@ static void fill_resources(const ml_problem *problem, const struct cudaDevicePro
                            ml_record *record)
 {
     const ml_variant *variant = problem->variant;
-    if (variant->kernel == NULL || variant->threads_per_block == 0)
+    unsigned threads_per_block = ml_threads_per_block(variant);
+    if (variant->kernel == NULL || threads_per_block == 0)
         return;
     const void *kernel = (const void *)problem->kernel;
     struct cudaFuncAttributes attributes;
     ML_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     int blocks_per_sm = 0;
     ML_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks_per_sm, kernel, (int)variant->threads_per_block, 0));
+        &blocks_per_sm, kernel, (int)threads_per_block, 0));
     ml_kernel_resources *resources = &record->resources;
     snprintf(resources->kernel_name, sizeof resources->kernel_name, "%s", variant->kernel);
     resources->known = 1;
     resources->registers_per_thread = attributes.numRegs;
     resources->local_bytes_per_thread = attributes.localSizeBytes;
     resources->shared_bytes_per_block = attributes.sharedSizeBytes;
-    resources->threads_per_block = variant->threads_per_block;
+    resources->threads_per_block = threads_per_block;
     resources->blocks_per_sm = blocks_per_sm;
-    resources->occupancy_pct = 100.0 * blocks_per_sm * variant->threads_per_block /
+    resources->occupancy_pct = 100.0 * blocks_per_sm * threads_per_block /
                                properties->maxThreadsPerMultiProcessor;
     ml_kernels_spills(variant->kernel, attributes.binaryVersion, &resources->spill_store_bytes,
                       &resources->spill_load_bytes);
@@ -698,8 +759,10 @@ static int run_model(const ml_lab *lab, const ml_options *options,
             record->pct_of_ceiling = record->gbps = record->gflops = NAN;
             record->pct_of_flops_ceiling = NAN;
             record->flops_per_gld_byte_predicted = record->flops_per_gld_byte_measured = NAN;
+            const ml_variant *variant = &lab->variants[v];
             ml_prediction prediction = {0};
-            lab->variants[v].predict(record->param, &prediction);
+            if (variant->predict != NULL)
+                variant->predict(variant->argument, record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, NULL);
         }
     }
@@ -709,6 +772,8 @@ static int run_model(const ml_lab *lab, const ml_options *options,
 int ml_main(const ml_lab *lab, int argc, char **argv)
 {
     double run_start = monotonic_seconds();
+    if (check_lab_table(lab) != ML_EXIT_OK)
+        return ML_EXIT_LAB_ERROR;
     ml_options options;
     char error[512];
     if (ml_parse_args(lab, argc, argv, &options, error, sizeof error) != ML_EXIT_OK)
@@ -740,7 +805,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
                 return usage_error(lab, message);
         }
     }
-    static metric_selection selections[64];
+    static metric_selection selections[ML_MAX_VARIANTS];
     if (select_all_metrics(lab, &options, selections, error, sizeof error) != ML_EXIT_OK)
         return usage_error(lab, error);
     if (!options.seed_given)
@@ -775,7 +840,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         return usage_error(lab, error);
     }
     ML_CUDA_CHECK(cudaSetDevice(options.device));
-    static cudaKernel_t kernels[64];
+    static cudaKernel_t kernels[ML_MAX_VARIANTS];
     int kernels_status = load_kernels(lab, &options, kernels);
     if (kernels_status != ML_EXIT_OK)
         return kernels_status;
@@ -862,7 +927,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             ml_sweep_point(&options, point, record->param);
             progress_show(&progress, lab, variant->name, record->param, &options);
 
-            ml_problem problem = {.variant = variant, .kernel = kernels[v], .param = record->param,
+            ml_problem problem = {.variant = variant, .argument = variant->argument,
+                                  .kernel = kernels[v], .param = record->param,
                                   .seed = options.seed};
             double phase_start = monotonic_seconds();
             lab->setup(&problem);
@@ -884,7 +950,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
                 exit_status = ML_EXIT_INCORRECT;
             lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
             ml_prediction prediction = {0};
-            variant->predict(record->param, &prediction);
+            if (variant->predict != NULL)
+                variant->predict(variant->argument, record->param, &prediction);
             fill_metric_results(record, &selections[v], &prediction, measured);
             fill_intensity(record);
             report.seconds.model += lap(&phase_start);

@@ -579,9 +579,10 @@ void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_b
 
 /* ---- what labs call (memlab.h) ---------------------------------------------------------- */
 
-void ml_launch(const ml_problem *problem, dim3 grid, dim3 block, size_t shared_bytes,
-               void **arguments)
+void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes, void **arguments)
 {
+    const ml_block *shape = &problem->variant->block;
+    dim3 block = {shape->x, shape->y > 0 ? shape->y : 1, 1};
     cudaError_t status = cudaLaunchKernel((const void *)problem->kernel, grid, block, arguments,
                                           shared_bytes, 0);
     if (status != cudaSuccess) {

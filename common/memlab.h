@@ -1,8 +1,9 @@
 /* memlab.h: the harness every lab's host program uses, and the only memlab header it includes.
  *
  * A lab is two files (the lab contract v2): kernels.cu, the device code a student writes, and
- * the instructor's host program: a table of variants plus three functions (setup, teardown, and
- * per variant launch and predict); main is one call, ml_main(&lab, argc, argv). The harness
+ * the instructor's host program: a table of variants (each names its kernel, block, launch, an
+ * argument for the launch and the prediction, and an optional prediction), setup and teardown
+ * with the CPU reference; main is one call, ml_main(&lab, argc, argv). The harness
  * parses the command line, loads the kernels (the program's own, or --kernels FILE), picks the
  * device, times every variant, checks its output against the CPU reference, reads hardware
  * counters, puts the access model's predictions beside them and prints the report.
@@ -31,6 +32,8 @@ enum {
     ML_EXIT_USAGE = 2,          /* bad input: flag, value, variant, size, output file */
     ML_EXIT_NO_DEVICE = 3,      /* no usable CUDA device (and --model was not given) */
     ML_EXIT_CUDA_ERROR = 4,     /* a CUDA runtime call failed */
+    ML_EXIT_LAB_ERROR = 5,      /* the lab program itself is wrong (its table, a prediction): a
+                                   bug for its author, not bad input */
 };
 
 /* Every CUDA runtime call goes through this: on failure it prints file:line, the call and the
@@ -42,6 +45,7 @@ void ml_cuda_check(cudaError_t status, const char *call, const char *file, int l
 
 #define ML_MAX_PARAMS 8
 #define ML_MAX_METRICS 16
+#define ML_MAX_VARIANTS 64
 
 /* A size or shape flag of a lab: --NAME VALUE on the command line. */
 typedef struct {
@@ -52,7 +56,9 @@ typedef struct {
     const char *help;
 } ml_param;
 
-/* Predicted metric values, keyed by alias (see profiling/profiler.h and `memlab list --metrics`). */
+/* Predicted metric values, keyed by alias (see profiling/profiler.h and `memlab list --metrics`).
+ * ml_predict refuses an alias the alias table does not know: the run stops with
+ * ML_EXIT_LAB_ERROR, so a misspelt name cannot drop a prediction silently. */
 typedef struct {
     const char *alias[ML_MAX_METRICS];
     double value[ML_MAX_METRICS];
@@ -67,6 +73,7 @@ typedef struct ml_variant ml_variant;
  * setup fills the second. */
 typedef struct {
     const ml_variant *variant;
+    long long argument;         /* the variant's argument (its table entry's) */
     cudaKernel_t kernel;        /* the variant's kernel, found by name in the loaded kernels */
     const long long *param;     /* indexed like the lab's param table */
     uint64_t seed;
@@ -85,22 +92,42 @@ typedef struct {
     double flops;               /* floating-point operations (for GFLOP/s), 0 if none */
 } ml_problem;
 
+/* Threads per block of a kernel: x by y (y 0 means 1: a one-dimensional block). */
+typedef struct {
+    unsigned x, y;
+} ml_block;
+
+/* One row of a lab's variant table. Written with designated initializers, in this order:
+ *   {.name = "strided", .summary = "...", .kernel = "copy_strided", .block = {256},
+ *    .launch = launch_gather, .argument = SOURCE_STRIDED, .uses = "n,stride",
+ *    .metrics = COPY_METRICS, .predict = predict_gather}
+ * Variants that differ by a parameter share one launch and one predict, told apart by their
+ * argument. */
 struct ml_variant {
     const char *name;
     const char *summary;        /* one line: what it teaches */
-    const char *metrics;        /* metric aliases that tell its story, comma-separated */
-    /* Launches exactly one kernel on the default stream, asynchronously: problem->kernel,
-     * with ml_launch, or a library call. */
-    void (*launch)(const ml_problem *problem);
-    /* Fills predicted metrics from the sizes alone: works without a GPU. */
-    void (*predict)(const long long *param, ml_prediction *prediction);
-    /* The extern "C" __global__ function of kernels.cu that launch() runs, by name, and its
-     * threads per block, so the report can show what it costs the SM: registers, local memory
-     * and spills per thread, shared memory per block, blocks per SM. NULL for a variant that is
-     * not a kernel of the lab (a library call). */
+    /* The extern "C" __global__ function of kernels.cu that launch runs, by name, and its block:
+     * ml_launch launches it with that block, and the report shows what it costs the SM
+     * (registers, local memory and spills per thread, shared memory per block, blocks per SM).
+     * NULL and no block for a variant that is not a kernel of the lab (a library call). */
     const char *kernel;
-    unsigned threads_per_block;
+    ml_block block;
+    /* Launches exactly one kernel on the default stream, asynchronously: problem->kernel with
+     * ml_launch, or a library call. problem->argument is this entry's argument. */
+    void (*launch)(const ml_problem *problem);
+    long long argument;
+    /* The size parameters the variant reads, comma-separated ("n,stride"); its rows in the
+     * text tables show only these. NULL: every parameter. */
+    const char *uses;
+    const char *metrics;        /* metric aliases that tell its story, comma-separated */
+    /* Optional: fills predicted metrics from the argument and the sizes alone (no GPU needed). */
+    void (*predict)(long long argument, const long long *param, ml_prediction *prediction);
 };
+
+/* x * y of the variant's block: 0 for a variant without a kernel. */
+unsigned ml_threads_per_block(const ml_variant *variant);
+/* 1 if the variant reads the size parameter param_name (its `uses` names it, or has none). */
+int ml_variant_uses(const ml_variant *variant, const char *param_name);
 
 typedef struct {
     const char *program;
@@ -108,7 +135,7 @@ typedef struct {
     const ml_param *params;
     int num_params;
     const ml_variant *variants;
-    int num_variants;
+    int num_variants;           /* at most ML_MAX_VARIANTS */
     /* Device memory a run of this variant at these sizes needs, to refuse sizes up front. */
     double (*device_bytes)(const ml_variant *variant, const long long *param);
     /* Allocates inputs and output, fills random inputs from problem->seed, computes the reference. */
@@ -131,10 +158,10 @@ extern const ml_kernel_image ml_lab_kernels;
 
 int ml_main(const ml_lab *lab, int argc, char **argv);
 
-/* Launches problem->kernel with the arguments (pointers to each, in the kernel's order): what
- * kernel<<<grid, block, shared_bytes>>>(...) does for a kernel the program links. */
-void ml_launch(const ml_problem *problem, dim3 grid, dim3 block, size_t shared_bytes,
-               void **arguments);
+/* Launches problem->kernel with its table entry's block and the arguments (pointers to each, in
+ * the kernel's order): what kernel<<<grid, block, shared_bytes>>>(...) does for a kernel the
+ * program links. */
+void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes, void **arguments);
 /* Copies bytes to the __constant__ or __device__ variable `name` of the loaded kernels: what
  * cudaMemcpyToSymbol does for a variable the program links. */
 void ml_copy_to_symbol(const char *name, const void *data, size_t bytes);
@@ -152,6 +179,8 @@ float ml_random_value(uint64_t seed, uint64_t index);
 void ml_flush_l2(void *buffer, size_t bytes);
 /* Blocks of threads_per_block needed to cover count items. */
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block);
+/* Blocks of the variant's (one-dimensional) block needed to cover count items. */
+unsigned ml_blocks_of(const ml_problem *problem, size_t count);
 
 #ifdef __cplusplus
 }

@@ -85,12 +85,24 @@ static const ml_metric_result *find_metric(const ml_record *record, const char *
 }
 
 /* "n=1024 stride=2": the record's sizes in one cell or one line. */
+/* 1 if the record's variant reads size parameter i: the text tables show only those (a strided
+ * row has no offset); CSV and JSON keep every parameter, so their columns stay fixed. */
+static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
+{
+    for (int v = 0; v < lab->num_variants; v++)
+        if (strcmp(lab->variants[v].name, record->variant) == 0)
+            return ml_variant_uses(&lab->variants[v], lab->params[i].name);
+    return true;
+}
+
 static void format_params(char *text, size_t size, const ml_lab *lab, const ml_record *record)
 {
     size_t used = 0;
     text[0] = '\0';
     for (int i = 0; i < lab->num_params && used < size; i++) {
-        int written = snprintf(text + used, size - used, "%s%s=%lld", (i > 0) ? " " : "",
+        if (!record_uses_param(lab, record, i))
+            continue;
+        int written = snprintf(text + used, size - used, "%s%s=%lld", (used > 0) ? " " : "",
                                lab->params[i].name, record->param[i]);
         if (written < 0)
             return;
@@ -261,8 +273,12 @@ static void print_timing_table(const ml_report *report, FILE *stream)
     for (int r = 0; r < report->record_count; r++) {
         const ml_record *record = &report->records[r];
         table_cell(&table, "%s", record->variant);
-        for (int i = 0; i < lab->num_params; i++)
-            table_cell(&table, "%lld", record->param[i]);
+        for (int i = 0; i < lab->num_params; i++) {
+            if (record_uses_param(lab, record, i))
+                table_cell(&table, "%lld", record->param[i]);
+            else
+                table_cell(&table, "%s", "");
+        }
         table_number(&table, "%.4f", if_timed(record, record->time_ms.median));
         table_number(&table, "%.4f", if_timed(record, record->time_ms.min));
         table_number(&table, "%.4f", if_timed(record, record->time_ms.max));

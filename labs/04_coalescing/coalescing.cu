@@ -27,21 +27,65 @@ static const ml_param params[PARAM_COUNT] = {
     {"offset", 1, 0, 1024, "offset: elements the loads are shifted by from an aligned start"},
 };
 
-/* ---- what each variant reads, launches and should cost ------------------------------------ */
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+/* What each variant reads: its table argument. Output element i comes from input element
+ * source_index(kind, i). */
+enum { SOURCE_COALESCED, SOURCE_STRIDED, SOURCE_OFFSET, SOURCE_BROADCAST };
+
+static void launch_coalesced(const ml_problem *problem);
+static void launch_gather(const ml_problem *problem);
+static void predict_coalesced(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_gather(long long kind, const long long *param, ml_prediction *prediction);
+
+#define COPY_METRICS \
+    "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
+    "dram_read_bytes,dram_write_bytes"
+
+static const ml_variant variants[] = {
+    {.name = "coalesced", .summary = "out[i] = in[i], one float4 (16 bytes) per thread",
+     .kernel = "copy_coalesced", .block = {THREADS_PER_BLOCK}, .launch = launch_coalesced,
+     .argument = SOURCE_COALESCED, .uses = "n", .metrics = COPY_METRICS,
+     .predict = predict_coalesced},
+    {.name = "strided", .summary = "out[i] = in[i * stride]: neighbouring lanes read stride floats apart",
+     .kernel = "copy_strided", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
+     .argument = SOURCE_STRIDED, .uses = "n,stride", .metrics = COPY_METRICS,
+     .predict = predict_gather},
+    {.name = "offset", .summary = "out[i] = in[i + offset]: the warp's floats start offset floats late",
+     .kernel = "copy_offset", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
+     .argument = SOURCE_OFFSET, .uses = "n,offset", .metrics = COPY_METRICS,
+     .predict = predict_gather},
+    {.name = "broadcast", .summary = "out[i] = in[i / 32]: all 32 lanes of a warp read one address",
+     .kernel = "copy_broadcast", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
+     .argument = SOURCE_BROADCAST, .uses = "n", .metrics = COPY_METRICS,
+     .predict = predict_gather},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+static uint64_t source_index(long long kind, uint64_t i, const long long *param)
+{
+    switch (kind) {
+    case SOURCE_STRIDED:
+        return i * (uint64_t)param[PARAM_STRIDE];
+    case SOURCE_OFFSET:
+        return i + (uint64_t)param[PARAM_OFFSET];
+    case SOURCE_BROADCAST:
+        return i / 32;
+    default:
+        return i;
+    }
+}
+
+/* ---- launches ------------------------------------------------------------------------------- */
 
 typedef struct {
     float *in;
     size_t in_count;
 } lab_state;
 
-/* Index of the input element that output element i comes from. */
-static uint64_t source_coalesced(uint64_t i, const long long *param) { (void)param; return i; }
-static uint64_t source_strided(uint64_t i, const long long *param) { return i * (uint64_t)param[PARAM_STRIDE]; }
-static uint64_t source_offset(uint64_t i, const long long *param) { return i + (uint64_t)param[PARAM_OFFSET]; }
-static uint64_t source_broadcast(uint64_t i, const long long *param) { (void)param; return i / 32; }
-
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
+ * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
+ * the block of its table entry. */
 static void launch_coalesced(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
@@ -49,54 +93,33 @@ static void launch_coalesced(const ml_problem *problem)
     size_t threads = n / 4 > n % 4 ? n / 4 : n % 4;
     /* copy_coalesced<<<blocks, THREADS_PER_BLOCK>>>(in, out, n) */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
-    ml_launch(problem, ml_blocks_for(threads, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, threads), 0, arguments);
 }
 
-static void launch_strided(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N], stride = (size_t)problem->param[PARAM_STRIDE];
-    /* copy_strided<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, stride) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &stride};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
-}
-
-static void launch_offset(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N], offset = (size_t)problem->param[PARAM_OFFSET];
-    /* copy_offset<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, offset) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &offset};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
-}
-
-static void launch_broadcast(const ml_problem *problem)
+/* One float per thread: copy_strided(in, out, n, stride), copy_offset(in, out, n, offset),
+ * copy_broadcast(in, out, n) (which reads the first three arguments only). */
+static void launch_gather(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    /* copy_broadcast<<<blocks, THREADS_PER_BLOCK>>>(in, out, n) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
+    size_t distance = (size_t)problem->param[problem->argument == SOURCE_STRIDED ? PARAM_STRIDE
+                                                                                 : PARAM_OFFSET];
+    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &distance};
+    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
-/* The lanes of a warp whose first lane is element `first`: all 32, or fewer at the end. */
-static uint32_t lanes_from(uint64_t first, uint64_t count)
-{
-    uint64_t lanes = count - first < ML_WARP_SIZE ? count - first : ML_WARP_SIZE;
-    return lanes == ML_WARP_SIZE ? ML_ALL_LANES : (1u << lanes) - 1;
-}
+/* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
 /* Sectors the whole input read touches: each is read from DRAM once, since the L2 is flushed
  * before every run. Indices are non-decreasing in i, so a new sector shows as a change from
  * element i - 1 (element 0 always starts one). */
-static double distinct_input_sectors(uint64_t n, const long long *param,
-                                     uint64_t (*source)(uint64_t, const long long *))
+static double distinct_input_sectors(long long kind, uint64_t n, const long long *param)
 {
     uint64_t sectors = 0;
 #pragma omp parallel for reduction(+ : sectors)
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t sector = source(i, param) * sizeof(float) / ML_SECTOR_BYTES;
-        if (i == 0 || sector != source(i - 1, param) * sizeof(float) / ML_SECTOR_BYTES)
+        uint64_t sector = source_index(kind, i, param) * sizeof(float) / ML_SECTOR_BYTES;
+        if (i == 0 || sector != source_index(kind, i - 1, param) * sizeof(float) / ML_SECTOR_BYTES)
             sectors++;
     }
     return (double)sectors;
@@ -105,10 +128,10 @@ static double distinct_input_sectors(uint64_t n, const long long *param,
 static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,
                                 double dram_read_sectors, uint64_t n, ml_prediction *prediction)
 {
-    ml_predict(prediction, "gld_efficiency", 100.0 * loads->used_bytes / (loads->sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gst_efficiency", 100.0 * stores->used_bytes / (stores->sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gld_transactions_per_request", loads->sectors / loads->requests);
-    ml_predict(prediction, "gst_transactions_per_request", stores->sectors / stores->requests);
+    ml_predict(prediction, "gld_efficiency", ml_efficiency_pct(loads));
+    ml_predict(prediction, "gst_efficiency", ml_efficiency_pct(stores));
+    ml_predict(prediction, "gld_transactions_per_request", ml_sectors_per_request(loads));
+    ml_predict(prediction, "gst_transactions_per_request", ml_sectors_per_request(stores));
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
     ml_predict(prediction, "dram_read_bytes", dram_read_sectors * ML_SECTOR_BYTES);
@@ -117,12 +140,11 @@ static void predict_from_totals(const ml_global_totals *loads, const ml_global_t
     ml_predict(prediction, "dram_write_bytes", output_sectors * ML_SECTOR_BYTES);
 }
 
-/* A one-float-per-thread copy: warp w reads element source(i) for its lanes i = 32w + lane and
- * writes out[i]. Every full warp has the same pattern relative to a 128-byte line (buffers are
- * 256-byte aligned and a warp's step is a multiple of 128 bytes), so the first full warp stands
- * for all of them; the last, partial warp is modelled on its own. */
-static void predict_gather(const long long *param, uint64_t (*source)(uint64_t, const long long *),
-                           ml_prediction *prediction)
+/* A one-float-per-thread copy: warp w reads element source_index(i) for its lanes
+ * i = 32w + lane and writes out[i]. Every full warp has the same pattern relative to a 128-byte
+ * line (buffers are 256-byte aligned and a warp's step is a multiple of 128 bytes), so the
+ * first full warp stands for all of them; the last, partial warp is modelled on its own. */
+static void predict_gather(long long kind, const long long *param, ml_prediction *prediction)
 {
     uint64_t n = (uint64_t)param[PARAM_N];
     uint64_t full_warps = n / ML_WARP_SIZE;
@@ -135,19 +157,19 @@ static void predict_gather(const long long *param, uint64_t (*source)(uint64_t, 
             continue;
         ml_warp_access load, store;
         ml_warp_access_strided(&store, first * sizeof(float), sizeof(float), sizeof(float),
-                               lanes_from(first, n));
+                               ml_first_lanes(n - first));
         load = store;
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
-            load.address[lane] = source(first + lane, param) * sizeof(float);
+            load.address[lane] = source_index(kind, first + lane, param) * sizeof(float);
         ml_global_totals_add(&loads, &load, repeats[k]);
         ml_global_totals_add(&stores, &store, repeats[k]);
     }
-    predict_from_totals(&loads, &stores, distinct_input_sectors(n, param, source), n, prediction);
+    predict_from_totals(&loads, &stores, distinct_input_sectors(kind, n, param), n, prediction);
 }
 
 /* The float4 copy: lane i moves 16 bytes at 16 * i, then the first n % 4 lanes of warp 0 move
  * the scalar tail (a second load and store instruction, one request each). */
-static void predict_coalesced(const long long *param, ml_prediction *prediction)
+static void predict_coalesced(long long kind, const long long *param, ml_prediction *prediction)
 {
     uint64_t n = (uint64_t)param[PARAM_N];
     uint64_t vectors = n / 4, full_warps = vectors / ML_WARP_SIZE;
@@ -160,60 +182,16 @@ static void predict_coalesced(const long long *param, ml_prediction *prediction)
     if (vectors % ML_WARP_SIZE != 0) {
         uint64_t first = full_warps * ML_WARP_SIZE;
         ml_warp_access_strided(&access, first * sizeof(float4), sizeof(float4), sizeof(float4),
-                               lanes_from(first, vectors));
+                               ml_first_lanes(vectors - first));
         ml_global_totals_add(&moves, &access, 1.0);
     }
     if (n % 4 != 0) {
         ml_warp_access_strided(&access, vectors * sizeof(float4), sizeof(float), sizeof(float),
-                               (1u << (n % 4)) - 1);
+                               ml_first_lanes(n % 4));
         ml_global_totals_add(&moves, &access, 1.0);
     }
     /* Loads and stores have the same shape. */
-    predict_from_totals(&moves, &moves, distinct_input_sectors(n, param, source_coalesced), n,
-                        prediction);
-}
-
-static void predict_strided(const long long *param, ml_prediction *prediction)
-{
-    predict_gather(param, source_strided, prediction);
-}
-
-static void predict_offset(const long long *param, ml_prediction *prediction)
-{
-    predict_gather(param, source_offset, prediction);
-}
-
-static void predict_broadcast(const long long *param, ml_prediction *prediction)
-{
-    predict_gather(param, source_broadcast, prediction);
-}
-
-/* ---- the variant table ----------------------------------------------------------------------- */
-
-#define COPY_METRICS \
-    "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
-    "dram_read_bytes,dram_write_bytes"
-
-typedef uint64_t (*source_function)(uint64_t, const long long *);
-
-static const ml_variant variants[] = {
-    {"coalesced", "out[i] = in[i], one float4 (16 bytes) per thread",
-     COPY_METRICS, launch_coalesced, predict_coalesced, "copy_coalesced", THREADS_PER_BLOCK},
-    {"strided", "out[i] = in[i * stride]: neighbouring lanes read stride floats apart",
-     COPY_METRICS, launch_strided, predict_strided, "copy_strided", THREADS_PER_BLOCK},
-    {"offset", "out[i] = in[i + offset]: the warp's floats start offset floats late",
-     COPY_METRICS, launch_offset, predict_offset, "copy_offset", THREADS_PER_BLOCK},
-    {"broadcast", "out[i] = in[i / 32]: all 32 lanes of a warp read one address",
-     COPY_METRICS, launch_broadcast, predict_broadcast, "copy_broadcast", THREADS_PER_BLOCK},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
-
-/* What each variant reads, in the order of the table above: setup and device_bytes need it. */
-static source_function source_of(const ml_variant *variant)
-{
-    const source_function sources[VARIANT_COUNT] = {source_coalesced, source_strided,
-                                                    source_offset, source_broadcast};
-    return sources[variant - variants];
+    predict_from_totals(&moves, &moves, distinct_input_sectors(kind, n, param), n, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
@@ -221,7 +199,7 @@ static source_function source_of(const ml_variant *variant)
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
     uint64_t n = (uint64_t)param[PARAM_N];
-    uint64_t in_count = source_of(variant)(n - 1, param) + 1;
+    uint64_t in_count = source_index(variant->argument, n - 1, param) + 1;
     return (double)(in_count + n) * sizeof(float);
 }
 
@@ -229,10 +207,10 @@ static void setup(ml_problem *problem)
 {
     const long long *param = problem->param;
     uint64_t n = (uint64_t)param[PARAM_N];
-    source_function source = source_of(problem->variant);
+    long long kind = problem->argument;
 
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    state->in_count = source(n - 1, param) + 1;
+    state->in_count = source_index(kind, n - 1, param) + 1;
     state->in = (float *)ml_device_alloc(state->in_count * sizeof(float));
     ml_fill_random(state->in, state->in_count, problem->seed);
 
@@ -240,7 +218,7 @@ static void setup(ml_problem *problem)
     float *reference = (float *)ml_host_alloc(n * sizeof(float));
 #pragma omp parallel for
     for (uint64_t i = 0; i < n; i++)
-        reference[i] = ml_random_value(problem->seed, source(i, param));
+        reference[i] = ml_random_value(problem->seed, source_index(kind, i, param));
 
     problem->state = state;
     problem->output = (float *)ml_device_alloc(n * sizeof(float));

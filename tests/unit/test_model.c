@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <math.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -41,6 +42,13 @@ static ml_shared_cost shared_strided(int64_t stride_bytes, unsigned width_bytes,
     ml_warp_access access;
     ml_warp_access_strided(&access, 0, stride_bytes, width_bytes, mask);
     return ml_model_shared(&access);
+}
+
+/* The efficiency the labs compute: one warp's cost as totals. */
+static double cost_efficiency_pct(ml_global_cost cost)
+{
+    ml_global_totals totals = {cost.requests, cost.sectors, cost.used_bytes};
+    return ml_efficiency_pct(&totals);
 }
 
 /* ---- building accesses ------------------------------------------------------------------ */
@@ -81,7 +89,7 @@ static void test_global_float_stride_1_to_32(void **state)
         assert_int_equal(cost.sectors, expected_sectors);
         assert_int_equal(cost.lines, expected_lines);
         assert_int_equal(cost.used_bytes, 32 * FLOAT_BYTES);
-        assert_float_equal(ml_global_efficiency_pct(cost), 100.0 * 128 / (expected_sectors * 32.0),
+        assert_float_equal(cost_efficiency_pct(cost), 100.0 * 128 / (expected_sectors * 32.0),
                            1e-9);
     }
 }
@@ -97,7 +105,7 @@ static void test_global_float_stride_efficiency(void **state)
     for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
         ml_global_cost cost = global_strided(strides[i] * FLOAT_BYTES, FLOAT_BYTES, ML_ALL_LANES);
         assert_int_equal(cost.sectors, sectors_per_request[i]);
-        assert_float_equal(ml_global_efficiency_pct(cost), efficiency_pct[i], 1e-9);
+        assert_float_equal(cost_efficiency_pct(cost), efficiency_pct[i], 1e-9);
     }
 }
 
@@ -129,7 +137,7 @@ static void test_global_same_address(void **state)
     assert_int_equal(cost.sectors, 1);
     assert_int_equal(cost.lines, 1);
     assert_int_equal(cost.used_bytes, 4);
-    assert_float_equal(ml_global_efficiency_pct(cost), 12.5, 1e-9);
+    assert_float_equal(cost_efficiency_pct(cost), 12.5, 1e-9);
 }
 
 /* 32 lanes x 16 bytes = 512 bytes: 16 sectors, 4 lines, all of it used. */
@@ -140,7 +148,7 @@ static void test_global_float4_coalesced(void **state)
     assert_int_equal(cost.sectors, 16);
     assert_int_equal(cost.lines, 4);
     assert_int_equal(cost.used_bytes, 512);
-    assert_float_equal(ml_global_efficiency_pct(cost), 100.0, 1e-9);
+    assert_float_equal(cost_efficiency_pct(cost), 100.0, 1e-9);
 }
 
 /* 32 lanes x 8 bytes = 256 bytes: 8 sectors, 2 lines. */
@@ -151,7 +159,7 @@ static void test_global_double_coalesced(void **state)
     assert_int_equal(cost.sectors, 8);
     assert_int_equal(cost.lines, 2);
     assert_int_equal(cost.used_bytes, 256);
-    assert_float_equal(ml_global_efficiency_pct(cost), 100.0, 1e-9);
+    assert_float_equal(cost_efficiency_pct(cost), 100.0, 1e-9);
 }
 
 static void test_global_inactive_lanes(void **state)
@@ -164,7 +172,7 @@ static void test_global_inactive_lanes(void **state)
     assert_int_equal(half.sectors, 2);
     assert_int_equal(half.lines, 1);
     assert_int_equal(half.used_bytes, 64);
-    assert_float_equal(ml_global_efficiency_pct(half), 100.0, 1e-9);
+    assert_float_equal(cost_efficiency_pct(half), 100.0, 1e-9);
 
     /* No lane: no request, nothing moved. */
     ml_global_cost none = global_strided(FLOAT_BYTES, FLOAT_BYTES, 0);
@@ -172,7 +180,7 @@ static void test_global_inactive_lanes(void **state)
     assert_int_equal(none.sectors, 0);
     assert_int_equal(none.lines, 0);
     assert_int_equal(none.used_bytes, 0);
-    assert_float_equal(ml_global_efficiency_pct(none), 0.0, 1e-9);
+    assert_true(isnan(cost_efficiency_pct(none)));
 
     /* One lane (lane 5): 4 bytes out of a 32-byte sector. */
     ml_global_cost one = global_strided(FLOAT_BYTES, FLOAT_BYTES, 1u << 5);
@@ -180,7 +188,7 @@ static void test_global_inactive_lanes(void **state)
     assert_int_equal(one.sectors, 1);
     assert_int_equal(one.lines, 1);
     assert_int_equal(one.used_bytes, 4);
-    assert_float_equal(ml_global_efficiency_pct(one), 12.5, 1e-9);
+    assert_float_equal(cost_efficiency_pct(one), 12.5, 1e-9);
 }
 
 /* The address of an inactive lane does not count, however far away it is. */
@@ -195,23 +203,51 @@ static void test_global_inactive_lane_address_ignored(void **state)
     assert_int_equal(cost.lines, 1);
 }
 
-static void test_global_cost_add(void **state)
+static void test_global_totals_add(void **state)
 {
     (void)state;
-    ml_global_cost total = {0};
-    ml_global_cost coalesced = global_strided(FLOAT_BYTES, FLOAT_BYTES, ML_ALL_LANES);
-    ml_global_cost strided = global_strided(8 * FLOAT_BYTES, FLOAT_BYTES, ML_ALL_LANES);
+    ml_global_totals total = {0};
+    ml_warp_access coalesced, strided;
+    ml_warp_access_strided(&coalesced, ALIGNED_BASE, FLOAT_BYTES, FLOAT_BYTES, ML_ALL_LANES);
+    ml_warp_access_strided(&strided, ALIGNED_BASE, 8 * FLOAT_BYTES, FLOAT_BYTES, ML_ALL_LANES);
 
-    ml_global_cost_add(&total, coalesced);
-    ml_global_cost_add(&total, coalesced);
-    ml_global_cost_add(&total, strided);
+    ml_global_totals_add(&total, &coalesced, 2.0);
+    ml_global_totals_add(&total, &strided, 1.0);
 
-    assert_int_equal(total.requests, 3);
-    assert_int_equal(total.sectors, 4 + 4 + 32);
-    assert_int_equal(total.lines, 1 + 1 + 8);
-    assert_int_equal(total.used_bytes, 3 * 128);
-    /* 384 bytes requested from 40 sectors of 32 bytes = 30%. */
-    assert_float_equal(ml_global_efficiency_pct(total), 30.0, 1e-9);
+    assert_float_equal(total.requests, 3, 0);
+    assert_float_equal(total.sectors, 4 + 4 + 32, 0);
+    assert_float_equal(total.used_bytes, 3 * 128, 0);
+    /* 384 bytes requested from 40 sectors of 32 bytes = 30%; 40 sectors over 3 requests. */
+    assert_float_equal(ml_efficiency_pct(&total), 30.0, 1e-9);
+    assert_float_equal(ml_sectors_per_request(&total), 40.0 / 3.0, 1e-12);
+
+    /* A group of warps (a tile) added five times. */
+    ml_global_totals launch = {0};
+    ml_global_totals_add_scaled(&launch, &total, 5.0);
+    assert_float_equal(launch.requests, 15, 0);
+    assert_float_equal(launch.sectors, 200, 0);
+    assert_float_equal(launch.used_bytes, 1920, 0);
+
+    /* Nothing moved: no efficiency and no sectors per request, rather than a made-up 0. */
+    ml_global_totals nothing = {0};
+    assert_true(isnan(ml_efficiency_pct(&nothing)));
+    assert_true(isnan(ml_sectors_per_request(&nothing)));
+}
+
+static void test_lanes_and_ceil_div(void **state)
+{
+    (void)state;
+    assert_int_equal(ml_first_lanes(0), 0);
+    assert_int_equal(ml_first_lanes(1), 1);
+    assert_int_equal(ml_first_lanes(5), 0x1f);
+    assert_int_equal(ml_first_lanes(31), 0x7fffffffu);
+    assert_int_equal(ml_first_lanes(32), ML_ALL_LANES);
+    assert_int_equal(ml_first_lanes(1000), ML_ALL_LANES);
+    assert_int_equal(ml_ceil_div(0, 32), 0);
+    assert_int_equal(ml_ceil_div(1, 32), 1);
+    assert_int_equal(ml_ceil_div(32, 32), 1);
+    assert_int_equal(ml_ceil_div(33, 32), 2);
+    assert_int_equal(ml_ceil_div(4099, 16), 257);
 }
 
 /* ---- shared memory ----------------------------------------------------------------------- */
@@ -392,22 +428,21 @@ static void test_shared_inactive_lanes(void **state)
     assert_int_equal(none.bank_conflicts, 0);
 }
 
-static void test_shared_cost_add(void **state)
+static void test_shared_totals_add(void **state)
 {
     (void)state;
-    ml_shared_cost total = {0};
+    ml_shared_totals total = {0};
     ml_warp_access column;
     ml_warp_access padded;
     tile_column_read(&column, TILE, 0);
     tile_column_read(&padded, TILE + 1, 0);
 
-    ml_shared_cost_add(&total, ml_model_shared(&column));
-    ml_shared_cost_add(&total, ml_model_shared(&padded));
-    ml_shared_cost_add(&total, ml_model_shared(&padded));
+    ml_shared_totals_add(&total, &column, 1.0);
+    ml_shared_totals_add(&total, &padded, 2.0);
 
-    assert_int_equal(total.requests, 3);
-    assert_int_equal(total.wavefronts, 32 + 1 + 1);
-    assert_int_equal(total.bank_conflicts, 31);
+    assert_float_equal(total.requests, 3, 0);
+    assert_float_equal(total.wavefronts, 32 + 1 + 1, 0);
+    assert_float_equal(total.bank_conflicts, 31, 0);
 }
 
 int main(void)
@@ -422,7 +457,8 @@ int main(void)
         cmocka_unit_test(test_global_double_coalesced),
         cmocka_unit_test(test_global_inactive_lanes),
         cmocka_unit_test(test_global_inactive_lane_address_ignored),
-        cmocka_unit_test(test_global_cost_add),
+        cmocka_unit_test(test_global_totals_add),
+        cmocka_unit_test(test_lanes_and_ceil_div),
         cmocka_unit_test(test_shared_word_stride_1_to_32),
         cmocka_unit_test(test_shared_broadcast),
         cmocka_unit_test(test_shared_pairs_share_words),
@@ -435,7 +471,7 @@ int main(void)
         cmocka_unit_test(test_shared_double_idle_phase),
         cmocka_unit_test(test_shared_narrow_widths),
         cmocka_unit_test(test_shared_inactive_lanes),
-        cmocka_unit_test(test_shared_cost_add),
+        cmocka_unit_test(test_shared_totals_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
