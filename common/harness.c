@@ -181,7 +181,7 @@ static int select_metrics(const char *request, const ml_variant *variant,
     if (strcmp(request, "none") == 0)
         return ML_EXIT_OK;
     if (strcmp(request, "default") == 0)
-        return variant->metrics[0] == '\0'
+        return variant->metrics == NULL || variant->metrics[0] == '\0'
                    ? ML_EXIT_OK    /* a variant without counters of its own (a library call) */
                    : add_metric_list(selection, variant->metrics, error, error_size);
     if (is_metric_group(request)) {

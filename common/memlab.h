@@ -119,7 +119,8 @@ struct ml_variant {
     /* The size parameters the variant reads, comma-separated ("n,stride"); its rows in the
      * text tables show only these. NULL: every parameter. */
     const char *uses;
-    const char *metrics;        /* metric aliases that tell its story, comma-separated */
+    const char *metrics;        /* metric aliases that tell its story, comma-separated (none:
+                                   a variant without counters of its own, a library call) */
     /* Optional: fills predicted metrics from the argument and the sizes alone (no GPU needed). */
     void (*predict)(long long argument, const long long *param, ml_prediction *prediction);
 };

@@ -642,6 +642,18 @@ static cJSON *json_params(const ml_lab *lab, const ml_record *record)
     return json_built(params, ok);
 }
 
+/* The names of the size parameters the record's variant reads: the ones a table shows (the
+ * demo's Markdown tables are made from the JSON). */
+static cJSON *json_params_read(const ml_lab *lab, const ml_record *record)
+{
+    cJSON *names = cJSON_CreateArray();
+    bool ok = (names != NULL);
+    for (int i = 0; i < lab->num_params && ok; i++)
+        if (record_uses_param(lab, record, i))
+            ok = json_append(names, cJSON_CreateString(lab->params[i].name));
+    return json_built(names, ok);
+}
+
 /* null for a record that was not timed (--model). */
 static cJSON *json_timing(const ml_record *record)
 {
@@ -715,6 +727,7 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
     bool ok =
         json_add(object, "variant", cJSON_CreateString(record->variant)) &&
         json_add(object, "params", json_params(report->lab, record)) &&
+        json_add(object, "params_read", json_params_read(report->lab, record)) &&
         json_add(object, "timing", json_timing(record)) &&
         json_add(object, "bytes", json_number(record->bytes)) &&
         json_add(object, "gbps", json_number(if_timed(record, record->gbps))) &&

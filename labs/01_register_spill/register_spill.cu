@@ -44,6 +44,66 @@ static const ml_param params[PARAM_COUNT] = {
      "table variants: thread i rotates its table by i * lane_stride entries (mod 32)"},
 };
 
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+/* What a variant's kernel computes: its table argument. Setup computes the reference and the
+ * FLOPs by it. */
+enum { TABLE_SUM, RING_SMOOTHING };
+
+static void launch_table(const ml_problem *problem);
+static void launch_smooth(const ml_problem *problem);
+static void predict_static_index(long long computation, const long long *param,
+                                 ml_prediction *prediction);
+static void predict_dynamic_index(long long computation, const long long *param,
+                                  ml_prediction *prediction);
+static void predict_uncapped(long long computation, const long long *param,
+                             ml_prediction *prediction);
+static void predict_capped(long long computation, const long long *param,
+                           ml_prediction *prediction);
+
+#define STATIC_METRICS "local_load_transactions,local_store_transactions"
+#define DYNAMIC_METRICS \
+    "local_load_transactions,local_store_transactions,local_load_transactions_per_request," \
+    "local_load_efficiency"
+#define SMOOTH_METRICS \
+    "local_load_transactions,local_store_transactions,shared_load_instructions," \
+    "shared_store_instructions,achieved_occupancy"
+
+/* What each variant does, not what it costs: the handout asks for that. */
+#if __CUDACC_VER_MAJOR__ >= 13
+#define SMEM_SPILL_SUMMARY "capped, with CUDA 13's enable_smem_spilling pragma"
+#else
+#define SMEM_SPILL_SUMMARY "capped; this toolkit (before CUDA 13) has no enable_smem_spilling"
+#endif
+
+/* smem_spill has no prediction: which spills go to shared memory and which to local memory is
+ * ptxas's choice. */
+static const ml_variant variants[] = {
+    {.name = "static_index",
+     .summary = "32-entry table rotated with compile-time indices only (a barrel shifter)",
+     .kernel = "table_static_index", .block = {THREADS_PER_BLOCK}, .launch = launch_table,
+     .argument = TABLE_SUM, .uses = "n,lane_stride", .metrics = STATIC_METRICS,
+     .predict = predict_static_index},
+    {.name = "dynamic_index", .summary = "the same sum, reading the table at a run-time index",
+     .kernel = "table_dynamic_index", .block = {THREADS_PER_BLOCK}, .launch = launch_table,
+     .argument = TABLE_SUM, .uses = "n,lane_stride", .metrics = DYNAMIC_METRICS,
+     .predict = predict_dynamic_index},
+    {.name = "uncapped",
+     .summary = "a ring of 64 values per thread smoothed 8 times in place, no register cap",
+     .kernel = "smooth_uncapped", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
+     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS,
+     .predict = predict_uncapped},
+    {.name = "capped",
+     .summary = "the same under a register cap that lets 4 blocks of 256 threads share an SM",
+     .kernel = "smooth_capped", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
+     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS,
+     .predict = predict_capped},
+    {.name = "smem_spill", .summary = SMEM_SPILL_SUMMARY,
+     .kernel = "smooth_smem_spill", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
+     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
 /* ---- launches ----------------------------------------------------------------------------- */
 
 typedef struct {
@@ -51,8 +111,9 @@ typedef struct {
 } lab_state;
 
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. The
- * table kernels take (in, out, n, lane_stride), the smoothing kernels (in, out, n). */
+ * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
+ * the block of its table entry. The table kernels take (in, out, n, lane_stride), the smoothing
+ * kernels (in, out, n). */
 static void launch_table(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
@@ -61,7 +122,7 @@ static void launch_table(const ml_problem *problem)
     /* table_static_index<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, lane_stride), or
      * table_dynamic_index<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, lane_stride) */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &lane_stride};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
 static void launch_smooth(const ml_problem *problem)
@@ -71,10 +132,10 @@ static void launch_smooth(const ml_problem *problem)
     /* smooth_uncapped<<<blocks, THREADS_PER_BLOCK>>>(in, out, n), and the same for
      * smooth_capped and smooth_smem_spill */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
-/* ---- predictions ---------------------------------------------------------------------------- */
+/* ---- predictions: the access model over the local memory of the launch's warps -------------- */
 
 /* Where word `word` of a lane's local memory lies, in bytes past its warp's base: the lanes'
  * copies of one word are consecutive (CUDA C++ Programming Guide, "Local Memory"). */
@@ -99,7 +160,8 @@ static void add_table_warp(ml_global_totals *loads, ml_global_totals *stores, ui
     access.width_bytes = sizeof(float);
     /* The loads' used_bytes count bytes by the address each thread sees (word * 4), as the
      * efficiency counter does: measured on an H200, all 32 lanes reading the same word gave
-     * 3.125% (4 bytes of the 4 sectors the interleaved copies fill), not 100%. */
+     * 3.125% (4 bytes of the 4 sectors the interleaved copies fill), not 100%. So the requests
+     * and sectors are those of the interleaved addresses, the used bytes those of the seen ones. */
     ml_warp_access seen_by_threads = access;
     for (unsigned k = 0; k < TABLE_LENGTH; k++) {
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
@@ -116,8 +178,10 @@ static void add_table_warp(ml_global_totals *loads, ml_global_totals *stores, ui
 }
 
 /* Registers hold the table: no local memory at all. */
-static void predict_static_index(const long long *param, ml_prediction *prediction)
+static void predict_static_index(long long computation, const long long *param,
+                                 ml_prediction *prediction)
 {
+    (void)computation;
     (void)param;
     ml_predict(prediction, "local_load_transactions", 0);
     ml_predict(prediction, "local_store_transactions", 0);
@@ -125,8 +189,10 @@ static void predict_static_index(const long long *param, ml_prediction *predicti
 
 /* Every full warp has the same pattern (the rotation depends on the lane only); the last,
  * partial warp is modelled on its own. */
-static void predict_dynamic_index(const long long *param, ml_prediction *prediction)
+static void predict_dynamic_index(long long computation, const long long *param,
+                                  ml_prediction *prediction)
 {
+    (void)computation;
     uint64_t n = (uint64_t)param[PARAM_N];
     unsigned lane_stride = (unsigned)param[PARAM_LANE_STRIDE];
     uint64_t full_warps = n / ML_WARP_SIZE;
@@ -135,17 +201,18 @@ static void predict_dynamic_index(const long long *param, ml_prediction *predict
     if (full_warps > 0)
         add_table_warp(&loads, &stores, ML_ALL_LANES, lane_stride, (double)full_warps);
     if (tail_lanes > 0)
-        add_table_warp(&loads, &stores, (1u << tail_lanes) - 1, lane_stride, 1.0);
+        add_table_warp(&loads, &stores, ml_first_lanes(tail_lanes), lane_stride, 1.0);
     ml_predict(prediction, "local_load_transactions", loads.sectors);
     ml_predict(prediction, "local_store_transactions", stores.sectors);
-    ml_predict(prediction, "local_load_transactions_per_request", loads.sectors / loads.requests);
-    ml_predict(prediction, "local_load_efficiency",
-               100.0 * loads.used_bytes / (loads.sectors * ML_SECTOR_BYTES));
+    ml_predict(prediction, "local_load_transactions_per_request", ml_sectors_per_request(&loads));
+    ml_predict(prediction, "local_load_efficiency", ml_efficiency_pct(&loads));
 }
 
 /* 72 registers are no trouble: nothing is spilled, to local or to shared memory. */
-static void predict_uncapped(const long long *param, ml_prediction *prediction)
+static void predict_uncapped(long long computation, const long long *param,
+                             ml_prediction *prediction)
 {
+    (void)computation;
     (void)param;
     ml_predict(prediction, "local_load_transactions", 0);
     ml_predict(prediction, "local_store_transactions", 0);
@@ -155,53 +222,14 @@ static void predict_uncapped(const long long *param, ml_prediction *prediction)
 
 /* How much the capped kernel spills is ptxas's choice, which the model cannot know (ptxas -v
  * tells, per architecture); without the pragma it never spills to shared memory. */
-static void predict_capped(const long long *param, ml_prediction *prediction)
+static void predict_capped(long long computation, const long long *param,
+                           ml_prediction *prediction)
 {
+    (void)computation;
     (void)param;
     ml_predict(prediction, "shared_load_instructions", 0);
     ml_predict(prediction, "shared_store_instructions", 0);
 }
-
-/* Which spills go to shared memory and which to local memory is ptxas's choice: nothing to
- * predict. */
-static void predict_smem_spill(const long long *param, ml_prediction *prediction)
-{
-    (void)param;
-    (void)prediction;
-}
-
-/* ---- the variant table ----------------------------------------------------------------------- */
-
-#define STATIC_METRICS "local_load_transactions,local_store_transactions"
-#define DYNAMIC_METRICS \
-    "local_load_transactions,local_store_transactions,local_load_transactions_per_request," \
-    "local_load_efficiency"
-#define SMOOTH_METRICS \
-    "local_load_transactions,local_store_transactions,shared_load_instructions," \
-    "shared_store_instructions,achieved_occupancy"
-
-/* What each variant does, not what it costs: the handout asks for that. */
-#if __CUDACC_VER_MAJOR__ >= 13
-#define SMEM_SPILL_SUMMARY "capped, with CUDA 13's enable_smem_spilling pragma"
-#else
-#define SMEM_SPILL_SUMMARY "capped; this toolkit (before CUDA 13) has no enable_smem_spilling"
-#endif
-
-static const ml_variant variants[] = {
-    {"static_index", "32-entry table rotated with compile-time indices only (a barrel shifter)",
-     STATIC_METRICS, launch_table, predict_static_index, "table_static_index",
-     THREADS_PER_BLOCK},
-    {"dynamic_index", "the same sum, reading the table at a run-time index",
-     DYNAMIC_METRICS, launch_table, predict_dynamic_index, "table_dynamic_index",
-     THREADS_PER_BLOCK},
-    {"uncapped", "a ring of 64 values per thread smoothed 8 times in place, no register cap",
-     SMOOTH_METRICS, launch_smooth, predict_uncapped, "smooth_uncapped", THREADS_PER_BLOCK},
-    {"capped", "the same under a register cap that lets 4 blocks of 256 threads share an SM",
-     SMOOTH_METRICS, launch_smooth, predict_capped, "smooth_capped", THREADS_PER_BLOCK},
-    {"smem_spill", SMEM_SPILL_SUMMARY, SMOOTH_METRICS, launch_smooth, predict_smem_spill,
-     "smooth_smem_spill", THREADS_PER_BLOCK},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
 
@@ -217,11 +245,6 @@ static float reference_table(float x, size_t i, unsigned lane_stride)
     return sum;
 }
 
-static int is_table_variant(const ml_variant *variant)
-{
-    return variant->launch == launch_table;
-}
-
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
     (void)variant;
@@ -232,7 +255,7 @@ static void setup(ml_problem *problem)
 {
     uint64_t n = (uint64_t)problem->param[PARAM_N];
     unsigned lane_stride = (unsigned)problem->param[PARAM_LANE_STRIDE];
-    int table = is_table_variant(problem->variant);
+    int table = problem->argument == TABLE_SUM;
 
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     state->in = (float *)ml_device_alloc(n * sizeof(float));

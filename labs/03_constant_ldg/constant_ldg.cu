@@ -53,6 +53,69 @@ static const ml_param params[PARAM_COUNT] = {
     {"spacing", SLOT_FLOATS, 1, SLOT_FLOATS, "divergent variants: floats between those words"},
 };
 
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+/* What each variant reads, and from where: its table argument. The convolution has its mask in
+ * three places; the access patterns read one small table, in constant or in global memory. */
+enum {
+    MASK_GLOBAL,                /* convolve_global: the mask a plain float * */
+    MASK_CONSTANT,              /* convolve_constant: the mask in __constant__ mask_constant */
+    MASK_LDG,                   /* convolve_ldg: the mask through const __restrict__ and __ldg */
+    PATTERN_CONSTANT_BROADCAST, /* read_constant_broadcast: one constant word a warp */
+    PATTERN_CONSTANT_DIVERGENT, /* read_constant_divergent: --distinct constant words a warp */
+    PATTERN_LDG_DIVERGENT,      /* read_ldg_divergent: the same words through __ldg */
+};
+
+static int is_convolution(long long kind)
+{
+    return kind == MASK_GLOBAL || kind == MASK_CONSTANT || kind == MASK_LDG;
+}
+
+static void launch_convolution(const ml_problem *problem);
+static void launch_constant_broadcast(const ml_problem *problem);
+static void launch_divergent(const ml_problem *problem);
+static void predict_convolution(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_constant_pattern(long long kind, const long long *param,
+                                     ml_prediction *prediction);
+static void predict_ldg_divergent(long long kind, const long long *param,
+                                  ml_prediction *prediction);
+
+#define CONVOLUTION_METRICS \
+    "gld_requests,gld_transactions,global_hit_rate,constant_requests_per_instruction," \
+    "constant_hit_rate"
+#define CONSTANT_PATTERN_METRICS \
+    "constant_requests_per_instruction,constant_replays_per_instruction,constant_hit_rate"
+#define LDG_PATTERN_METRICS \
+    "gld_requests,gld_transactions,gld_transactions_per_request,global_hit_rate"
+
+static const ml_variant variants[] = {
+    {.name = "global", .summary = "convolution, the mask read from a plain float * in global memory",
+     .kernel = "convolve_global", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
+     .argument = MASK_GLOBAL, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
+     .predict = predict_convolution},
+    {.name = "constant", .summary = "the same convolution, the mask in __constant__ memory",
+     .kernel = "convolve_constant", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
+     .argument = MASK_CONSTANT, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
+     .predict = predict_convolution},
+    {.name = "ldg", .summary = "the same convolution, the mask read through const __restrict__ and __ldg",
+     .kernel = "convolve_ldg", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
+     .argument = MASK_LDG, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
+     .predict = predict_convolution},
+    {.name = "constant_broadcast", .summary = "every lane of a warp reads the same constant word",
+     .kernel = "read_constant_broadcast", .block = {PATTERN_THREADS},
+     .launch = launch_constant_broadcast, .argument = PATTERN_CONSTANT_BROADCAST,
+     .uses = "rows,cols", .metrics = CONSTANT_PATTERN_METRICS, .predict = predict_constant_pattern},
+    {.name = "constant_divergent", .summary = "the lanes of a warp read --distinct different constant words",
+     .kernel = "read_constant_divergent", .block = {PATTERN_THREADS}, .launch = launch_divergent,
+     .argument = PATTERN_CONSTANT_DIVERGENT, .uses = "rows,cols,distinct,spacing",
+     .metrics = CONSTANT_PATTERN_METRICS, .predict = predict_constant_pattern},
+    {.name = "ldg_divergent", .summary = "the same words as constant_divergent, through __ldg from global memory",
+     .kernel = "read_ldg_divergent", .block = {PATTERN_THREADS}, .launch = launch_divergent,
+     .argument = PATTERN_LDG_DIVERGENT, .uses = "rows,cols,distinct,spacing",
+     .metrics = LDG_PATTERN_METRICS, .predict = predict_ldg_divergent},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
 /* ---- launches ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -84,41 +147,23 @@ static convolution_sizes sizes_of(const long long *param)
 }
 
 /* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
- * kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
-static void launch_global(const ml_problem *problem)
+ * kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with the
+ * block of its table entry. */
+static void launch_convolution(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     convolution_sizes sizes = sizes_of(problem->param);
     /* convolve_global<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, mask, out, rows, cols,
-     *                                                        mask_width) */
-    void *arguments[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
+     *                                                        mask_width), convolve_ldg the same */
+    void *with_mask[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
                          &sizes.rows, &sizes.cols, &sizes.mask_width};
-    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
-              arguments);
-}
-
-static void launch_constant(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    convolution_sizes sizes = sizes_of(problem->param);
     /* convolve_constant<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, out, rows, cols,
-     *                                                          mask_width) */
-    void *arguments[] = {(void *)&state->image, (void *)&problem->output, &sizes.rows,
-                         &sizes.cols, &sizes.mask_width};
-    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
-              arguments);
-}
-
-static void launch_ldg(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    convolution_sizes sizes = sizes_of(problem->param);
-    /* convolve_ldg<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, mask, out, rows, cols,
-     *                                                     mask_width) */
-    void *arguments[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
-                         &sizes.rows, &sizes.cols, &sizes.mask_width};
-    ml_launch(problem, convolution_grid(problem->param), dim3(BLOCK_COLS, BLOCK_ROWS), 0,
-              arguments);
+     *                                                          mask_width): no mask argument,
+     * it reads mask_constant */
+    void *without_mask[] = {(void *)&state->image, (void *)&problem->output, &sizes.rows,
+                            &sizes.cols, &sizes.mask_width};
+    ml_launch(problem, convolution_grid(problem->param), 0,
+              problem->argument == MASK_CONSTANT ? without_mask : with_mask);
 }
 
 static void launch_constant_broadcast(const ml_problem *problem)
@@ -127,31 +172,23 @@ static void launch_constant_broadcast(const ml_problem *problem)
     unsigned rounds = ROUNDS;
     /* read_constant_broadcast<<<blocks, PATTERN_THREADS>>>(out, n, ROUNDS) */
     void *arguments[] = {(void *)&problem->output, &n, &rounds};
-    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
-static void launch_constant_divergent(const ml_problem *problem)
-{
-    const long long *param = problem->param;
-    size_t n = pixel_count(param);
-    unsigned distinct = (unsigned)param[PARAM_DISTINCT], spacing = (unsigned)param[PARAM_SPACING];
-    unsigned rounds = ROUNDS;
-    /* read_constant_divergent<<<blocks, PATTERN_THREADS>>>(out, n, distinct, spacing, ROUNDS) */
-    void *arguments[] = {(void *)&problem->output, &n, &distinct, &spacing, &rounds};
-    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
-}
-
-static void launch_ldg_divergent(const ml_problem *problem)
+static void launch_divergent(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     const long long *param = problem->param;
     size_t n = pixel_count(param);
     unsigned distinct = (unsigned)param[PARAM_DISTINCT], spacing = (unsigned)param[PARAM_SPACING];
     unsigned rounds = ROUNDS;
+    /* read_constant_divergent<<<blocks, PATTERN_THREADS>>>(out, n, distinct, spacing, ROUNDS) */
+    void *from_constant[] = {(void *)&problem->output, &n, &distinct, &spacing, &rounds};
     /* read_ldg_divergent<<<blocks, PATTERN_THREADS>>>(table, out, n, distinct, spacing, ROUNDS) */
-    void *arguments[] = {(void *)&state->table, (void *)&problem->output, &n, &distinct, &spacing,
-                         &rounds};
-    ml_launch(problem, ml_blocks_for(n, PATTERN_THREADS), PATTERN_THREADS, 0, arguments);
+    void *from_global[] = {(void *)&state->table, (void *)&problem->output, &n, &distinct,
+                           &spacing, &rounds};
+    ml_launch(problem, ml_blocks_of(problem, n), 0,
+              problem->argument == PATTERN_LDG_DIVERGENT ? from_global : from_constant);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
@@ -187,8 +224,7 @@ static ml_global_totals image_row_loads(uint64_t cols, int mask_width, unsigned 
     for (uint64_t c0 = 0; c0 < cols; c0 += ML_WARP_SIZE) {
         int is_interior = c0 >= (uint64_t)radius && c0 + ML_WARP_SIZE + radius <= cols;
         if (is_interior && interior_known) {
-            row.requests += interior.requests;
-            row.sectors += interior.sectors;
+            ml_global_totals_add_scaled(&row, &interior, 1.0);
             continue;
         }
         ml_global_totals warp = {0};
@@ -207,8 +243,7 @@ static ml_global_totals image_row_loads(uint64_t cols, int mask_width, unsigned 
             interior = warp;
             interior_known = 1;
         }
-        row.requests += warp.requests;
-        row.sectors += warp.sectors;
+        ml_global_totals_add_scaled(&row, &warp, 1.0);
     }
     return row;
 }
@@ -224,7 +259,7 @@ static ml_global_totals convolution_loads(const long long *param, int mask_in_gl
     ml_global_totals by_start[ML_SECTOR_BYTES / sizeof(float)];
     int known[ML_SECTOR_BYTES / sizeof(float)] = {0};
     ml_global_totals total = {0};
-    double warps_per_row = ml_blocks_for(cols, ML_WARP_SIZE);
+    double warps_per_row = (double)ml_ceil_div((long long)cols, ML_WARP_SIZE);
     ml_warp_access weight;
     ml_warp_access_strided(&weight, 0, 0, sizeof(float), ML_ALL_LANES);
     for (uint64_t rr = 0; rr < rows; rr++) {
@@ -240,8 +275,7 @@ static ml_global_totals convolution_loads(const long long *param, int mask_in_gl
         if (last > (int64_t)rows - 1)
             last = (int64_t)rows - 1;
         double readers = (double)(last - first + 1);
-        total.requests += readers * by_start[start].requests;
-        total.sectors += readers * by_start[start].sectors;
+        ml_global_totals_add_scaled(&total, &by_start[start], readers);
         /* Each of those warps loads the mask row's weights, all lanes one address. */
         if (mask_in_global)
             ml_global_totals_add(&total, &weight, readers * warps_per_row * mask_width);
@@ -249,29 +283,14 @@ static ml_global_totals convolution_loads(const long long *param, int mask_in_gl
     return total;
 }
 
-static void predict_convolution(const long long *param, int mask_in_global,
-                                ml_prediction *prediction)
+/* The global and ldg variants load the mask from global memory, the constant variant does not. */
+static void predict_convolution(long long kind, const long long *param, ml_prediction *prediction)
 {
-    ml_global_totals loads = convolution_loads(param, mask_in_global);
+    ml_global_totals loads = convolution_loads(param, kind != MASK_CONSTANT);
     ml_predict(prediction, "gld_requests", loads.requests);
     ml_predict(prediction, "gld_transactions", loads.sectors);
     ml_predict(prediction, "constant_requests_per_instruction",
                convolution_constant_requests_per_instruction());
-}
-
-static void predict_global(const long long *param, ml_prediction *prediction)
-{
-    predict_convolution(param, 1, prediction);
-}
-
-static void predict_constant(const long long *param, ml_prediction *prediction)
-{
-    predict_convolution(param, 0, prediction);
-}
-
-static void predict_ldg(const long long *param, ml_prediction *prediction)
-{
-    predict_convolution(param, 1, prediction);
 }
 
 /* The word a thread reads at round r: the kernels' indexing, on the host. */
@@ -300,33 +319,28 @@ static double pattern_warps(const long long *param)
            (PATTERN_THREADS / ML_WARP_SIZE);
 }
 
-/* A request per different word; an instruction that needs more than one pass replays the rest. */
-static void predict_constant_requests(double words_per_instruction, ml_prediction *prediction)
+/* The constant patterns: a request per different word of a warp's load; an instruction that
+ * needs more than one pass replays the rest. */
+static void predict_constant_pattern(long long kind, const long long *param,
+                                     ml_prediction *prediction)
 {
+    ml_warp_access access;
+    if (kind == PATTERN_CONSTANT_BROADCAST)
+        ml_warp_access_strided(&access, broadcast_word(0, 0) * sizeof(float), 0, sizeof(float),
+                               ML_ALL_LANES);
+    else
+        divergent_access(&access, 0, param);
+    double words_per_instruction = distinct_words(&access);
     ml_predict(prediction, "constant_requests_per_instruction", words_per_instruction);
     ml_predict(prediction, "constant_replays_per_instruction", words_per_instruction - 1.0);
 }
 
-static void predict_constant_broadcast(const long long *param, ml_prediction *prediction)
-{
-    (void)param;
-    ml_warp_access access;
-    ml_warp_access_strided(&access, broadcast_word(0, 0) * sizeof(float), 0, sizeof(float),
-                           ML_ALL_LANES);
-    predict_constant_requests(distinct_words(&access), prediction);
-}
-
-static void predict_constant_divergent(const long long *param, ml_prediction *prediction)
-{
-    ml_warp_access access;
-    divergent_access(&access, 0, param);
-    predict_constant_requests(distinct_words(&access), prediction);
-}
-
 /* Every warp makes ROUNDS loads; the 16 rounds of a cycle start at different offsets within a
  * sector, so each is modelled (ROUNDS is a multiple of 16). */
-static void predict_ldg_divergent(const long long *param, ml_prediction *prediction)
+static void predict_ldg_divergent(long long kind, const long long *param,
+                                  ml_prediction *prediction)
 {
+    (void)kind;
     ml_global_totals cycle = {0};
     for (unsigned r = 0; r < SLOT_FLOATS; r++) {
         ml_warp_access access;
@@ -336,45 +350,7 @@ static void predict_ldg_divergent(const long long *param, ml_prediction *predict
     double cycles = pattern_warps(param) * (ROUNDS / SLOT_FLOATS);
     ml_predict(prediction, "gld_requests", cycles * cycle.requests);
     ml_predict(prediction, "gld_transactions", cycles * cycle.sectors);
-    ml_predict(prediction, "gld_transactions_per_request", cycle.sectors / cycle.requests);
-}
-
-/* ---- the variant table ----------------------------------------------------------------------- */
-
-#define CONVOLUTION_METRICS \
-    "gld_requests,gld_transactions,global_hit_rate,constant_requests_per_instruction," \
-    "constant_hit_rate"
-#define CONSTANT_PATTERN_METRICS \
-    "constant_requests_per_instruction,constant_replays_per_instruction,constant_hit_rate"
-#define LDG_PATTERN_METRICS \
-    "gld_requests,gld_transactions,gld_transactions_per_request,global_hit_rate"
-
-static const ml_variant variants[] = {
-    {"global", "convolution, the mask read from a plain float * in global memory",
-     CONVOLUTION_METRICS, launch_global, predict_global, "convolve_global",
-     BLOCK_COLS * BLOCK_ROWS},
-    {"constant", "the same convolution, the mask in __constant__ memory",
-     CONVOLUTION_METRICS, launch_constant, predict_constant, "convolve_constant",
-     BLOCK_COLS * BLOCK_ROWS},
-    {"ldg", "the same convolution, the mask read through const __restrict__ and __ldg",
-     CONVOLUTION_METRICS, launch_ldg, predict_ldg, "convolve_ldg",
-     BLOCK_COLS * BLOCK_ROWS},
-    {"constant_broadcast", "every lane of a warp reads the same constant word",
-     CONSTANT_PATTERN_METRICS, launch_constant_broadcast, predict_constant_broadcast,
-     "read_constant_broadcast", PATTERN_THREADS},
-    {"constant_divergent", "the lanes of a warp read --distinct different constant words",
-     CONSTANT_PATTERN_METRICS, launch_constant_divergent, predict_constant_divergent,
-     "read_constant_divergent", PATTERN_THREADS},
-    {"ldg_divergent", "the same words as constant_divergent, through __ldg from global memory",
-     LDG_PATTERN_METRICS, launch_ldg_divergent, predict_ldg_divergent,
-     "read_ldg_divergent", PATTERN_THREADS},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
-#define CONVOLUTION_VARIANTS 3      /* the first three of the table */
-
-static int is_convolution(const ml_variant *variant)
-{
-    return variant - variants < CONVOLUTION_VARIANTS;
+    ml_predict(prediction, "gld_transactions_per_request", ml_sectors_per_request(&cycle));
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
@@ -475,7 +451,7 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
     /* The constant variant's mask: what cudaMemcpyToSymbol(mask_constant, mask, bytes) would
      * do if the program linked kernels.cu. Only that variant needs the array, so the others run
      * on a kernels file that does not declare it yet. */
-    if (problem->variant->launch == launch_constant)
+    if (problem->argument == MASK_CONSTANT)
         ml_copy_to_symbol("mask_constant", mask, (size_t)taps * sizeof(float));
 
     size_t checked = choose_checked_pixels(param, NULL);
@@ -507,14 +483,14 @@ static void setup_pattern(ml_problem *problem, lab_state *state)
 {
     const long long *param = problem->param;
     size_t n = pixel_count(param);
-    int broadcast = problem->variant->launch == launch_constant_broadcast;
+    int broadcast = problem->argument == PATTERN_CONSTANT_BROADCAST;
 
     float table[TABLE_FLOATS];
     for (unsigned k = 0; k < TABLE_FLOATS; k++)
         table[k] = ml_random_value(problem->seed, k);
     /* What cudaMemcpyToSymbol(table_constant, table, sizeof table) would do if the program
      * linked kernels.cu; ldg_divergent reads only the copy in global memory. */
-    if (problem->variant->launch != launch_ldg_divergent)
+    if (problem->argument != PATTERN_LDG_DIVERGENT)
         ml_copy_to_symbol("table_constant", table, sizeof table);
     state->table = (float *)ml_device_alloc(sizeof table);
     ML_CUDA_CHECK(cudaMemcpy(state->table, table, sizeof table, cudaMemcpyHostToDevice));
@@ -539,7 +515,7 @@ static void setup_pattern(ml_problem *problem, lab_state *state)
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
     double pixels = (double)pixel_count(param);
-    if (is_convolution(variant))
+    if (is_convolution(variant->argument))
         return 2.0 * pixels * sizeof(float) + MAX_MASK_TAPS * sizeof(float);
     return pixels * sizeof(float) + TABLE_FLOATS * sizeof(float);
 }
@@ -548,7 +524,7 @@ static void setup(ml_problem *problem)
 {
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     memset(state, 0, sizeof *state);
-    if (is_convolution(problem->variant))
+    if (is_convolution(problem->argument))
         setup_convolution(problem, state);
     else
         setup_pattern(problem, state);

@@ -28,8 +28,6 @@ static_assert(WARP_LANES == ML_WARP_SIZE && SHARED_BANKS == ML_SHARED_BANKS &&
                   BANK_BYTES == ML_BANK_BYTES,
               "kernels.cu and the access model must agree on warps and banks");
 
-#define TILE_THREADS (TILE * BLOCK_ROWS)
-
 #define STRIDE_THREADS 256
 #define STRIDE_BLOCKS 32768
 
@@ -43,6 +41,80 @@ static const ml_param params[PARAM_COUNT] = {
     {"width", 4, 4, 16, "shared_stride: bytes per load, 4, 8 or 16"},
 };
 
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+/* What each variant is: its table argument. The transposes share a launch and differ in the
+ * tile their kernel keeps; shared_stride and broadcast share a kernel, broadcast at stride 0. */
+enum { TRANSPOSE_NAIVE, TRANSPOSE_SHARED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, SHARED_STRIDE,
+       BROADCAST };
+
+static void launch_transpose(const ml_problem *problem);
+static void launch_reads(const ml_problem *problem);
+static void predict_naive(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_tiled(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_reads(long long kind, const long long *param, ml_prediction *prediction);
+
+#define GLOBAL_METRICS \
+    "gld_efficiency,gst_efficiency,gld_transactions_per_request,gst_transactions_per_request"
+#define SHARED_LOAD_METRICS \
+    "shared_ld_conflicts_per_request,shared_load_transactions_per_request,shared_ld_bank_conflict," \
+    "shared_load_transactions,shared_load_instructions"
+#define TILE_METRICS \
+    SHARED_LOAD_METRICS ",shared_st_conflicts_per_request,shared_store_transactions_per_request," \
+    "shared_st_bank_conflict,shared_store_transactions,shared_store_instructions," GLOBAL_METRICS
+
+static const ml_variant variants[] = {
+    {.name = "transpose_naive",
+     .summary = "out[c][r] = in[r][c] straight through global memory, no tile",
+     .kernel = "transpose_naive_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
+     .argument = TRANSPOSE_NAIVE, .uses = "rows,cols", .metrics = GLOBAL_METRICS,
+     .predict = predict_naive},
+    {.name = "transpose_shared",
+     .summary = "through a 32x32 shared tile, written by rows and read down its columns",
+     .kernel = "transpose_shared_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
+     .argument = TRANSPOSE_SHARED, .uses = "rows,cols", .metrics = TILE_METRICS,
+     .predict = predict_tiled},
+    {.name = "transpose_padded",
+     .summary = "the same, the tile padded by one word per row",
+     .kernel = "transpose_padded_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
+     .argument = TRANSPOSE_PADDED, .uses = "rows,cols", .metrics = TILE_METRICS,
+     .predict = predict_tiled},
+    {.name = "transpose_swizzled",
+     .summary = "the same, a [32][32] tile whose rows are permuted by an XOR swizzle",
+     .kernel = "transpose_swizzled_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
+     .argument = TRANSPOSE_SWIZZLED, .uses = "rows,cols", .metrics = TILE_METRICS,
+     .predict = predict_tiled},
+    {.name = "shared_stride",
+     .summary = "lane i reads shared element i * stride, --width bytes (4, 8 or 16) each",
+     .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS}, .launch = launch_reads,
+     .argument = SHARED_STRIDE, .uses = "stride,width", .metrics = SHARED_LOAD_METRICS,
+     .predict = predict_reads},
+    /* Reads no size: always stride 0 of 4-byte words. */
+    {.name = "broadcast",
+     .summary = "all 32 lanes of a warp read the same shared word",
+     .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS}, .launch = launch_reads,
+     .argument = BROADCAST, .uses = "", .metrics = SHARED_LOAD_METRICS,
+     .predict = predict_reads},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+/* The four transposes copy a matrix; shared_stride and broadcast read a shared array. */
+static int is_transpose(long long kind)
+{
+    return kind != SHARED_STRIDE && kind != BROADCAST;
+}
+
+/* The stride and width the bank experiments run with: broadcast is stride 0, 4-byte words. */
+static int stride_of(long long kind, const long long *param)
+{
+    return kind == BROADCAST ? 0 : (int)param[PARAM_STRIDE];
+}
+
+static int width_of(long long kind, const long long *param)
+{
+    return kind == BROADCAST ? ML_BANK_BYTES : (int)param[PARAM_WIDTH];
+}
+
 /* ---- launches ------------------------------------------------------------------------------- */
 
 typedef struct {
@@ -50,90 +122,64 @@ typedef struct {
 } lab_state;
 
 /* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
- * kernels.cu; ml_launch runs the variant's kernel, found by name in the loaded kernels file.
- * The four transposes take the same arguments and the same launch. */
+ * kernels.cu; ml_launch runs the variant's kernel, found by name in the loaded kernels file,
+ * with the block of its table entry. The four transposes take the same arguments and the same
+ * launch: one TILE x BLOCK_ROWS block per TILE x TILE tile. */
 static void launch_transpose(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     int rows = (int)problem->param[PARAM_ROWS], cols = (int)problem->param[PARAM_COLS];
     dim3 grid(ml_blocks_for((size_t)cols, TILE), ml_blocks_for((size_t)rows, TILE));
-    dim3 block(TILE, BLOCK_ROWS);
     /* transpose_..._kernel<<<grid, block>>>(in, out, rows, cols) */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &rows, &cols};
-    ml_launch(problem, grid, block, 0, arguments);
+    ml_launch(problem, grid, 0, arguments);
 }
 
 /* shared_stride and broadcast: the same kernel, broadcast at stride 0. */
-static void launch_reads(const ml_problem *problem, int stride, int width_bytes)
+static void launch_reads(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
+    int stride = stride_of(problem->argument, problem->param);
+    int width_bytes = width_of(problem->argument, problem->param);
     /* shared_stride_kernel<<<STRIDE_BLOCKS, STRIDE_THREADS>>>((const float4 *)in, out, stride,
      *                                                        width_bytes) */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &stride, &width_bytes};
-    ml_launch(problem, STRIDE_BLOCKS, STRIDE_THREADS, 0, arguments);
-}
-
-static void launch_stride(const ml_problem *problem)
-{
-    launch_reads(problem, (int)problem->param[PARAM_STRIDE], (int)problem->param[PARAM_WIDTH]);
-}
-
-static void launch_broadcast(const ml_problem *problem)
-{
-    launch_reads(problem, 0, ML_BANK_BYTES);
+    ml_launch(problem, STRIDE_BLOCKS, 0, arguments);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
-/* Counter totals in doubles: a 16384 x 16384 transpose makes billions of them. */
-typedef struct {
-    double instructions, wavefronts, conflicts;
-} shared_totals;
-
-static void add_shared(shared_totals *totals, const ml_warp_access *access, double repeat)
-{
-    ml_shared_cost cost = ml_model_shared(access);
-    totals->instructions += repeat * cost.requests;
-    totals->wavefronts += repeat * cost.wavefronts;
-    totals->conflicts += repeat * cost.bank_conflicts;
-}
-
-/* Lanes 0 .. count - 1 (count <= 32). */
-static uint32_t first_lanes(unsigned count)
-{
-    return count >= ML_WARP_SIZE ? ML_ALL_LANES : (1u << count) - 1;
-}
-
-static void predict_shared_loads(const shared_totals *loads, ml_prediction *prediction)
+/* Counter totals are doubles (ml_shared_totals, ml_global_totals): a 16384 x 16384 transpose
+ * makes billions of them. */
+static void predict_shared_loads(const ml_shared_totals *loads, ml_prediction *prediction)
 {
     ml_predict(prediction, "shared_load_transactions", loads->wavefronts);
-    ml_predict(prediction, "shared_load_instructions", loads->instructions);
-    ml_predict(prediction, "shared_ld_bank_conflict", loads->conflicts);
+    ml_predict(prediction, "shared_load_instructions", loads->requests);
+    ml_predict(prediction, "shared_ld_bank_conflict", loads->bank_conflicts);
     ml_predict(prediction, "shared_load_transactions_per_request",
-               loads->wavefronts / loads->instructions);
-    ml_predict(prediction, "shared_ld_conflicts_per_request", loads->conflicts / loads->instructions);
+               loads->wavefronts / loads->requests);
+    ml_predict(prediction, "shared_ld_conflicts_per_request",
+               loads->bank_conflicts / loads->requests);
 }
 
-static void predict_shared_stores(const shared_totals *stores, ml_prediction *prediction)
+static void predict_shared_stores(const ml_shared_totals *stores, ml_prediction *prediction)
 {
     ml_predict(prediction, "shared_store_transactions", stores->wavefronts);
-    ml_predict(prediction, "shared_store_instructions", stores->instructions);
-    ml_predict(prediction, "shared_st_bank_conflict", stores->conflicts);
+    ml_predict(prediction, "shared_store_instructions", stores->requests);
+    ml_predict(prediction, "shared_st_bank_conflict", stores->bank_conflicts);
     ml_predict(prediction, "shared_store_transactions_per_request",
-               stores->wavefronts / stores->instructions);
+               stores->wavefronts / stores->requests);
     ml_predict(prediction, "shared_st_conflicts_per_request",
-               stores->conflicts / stores->instructions);
+               stores->bank_conflicts / stores->requests);
 }
 
 static void predict_global(const ml_global_totals *loads, const ml_global_totals *stores,
                            ml_prediction *prediction)
 {
-    ml_predict(prediction, "gld_efficiency",
-               100.0 * loads->used_bytes / (loads->sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gst_efficiency",
-               100.0 * stores->used_bytes / (stores->sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gld_transactions_per_request", loads->sectors / loads->requests);
-    ml_predict(prediction, "gst_transactions_per_request", stores->sectors / stores->requests);
+    ml_predict(prediction, "gld_efficiency", ml_efficiency_pct(loads));
+    ml_predict(prediction, "gst_efficiency", ml_efficiency_pct(stores));
+    ml_predict(prediction, "gld_transactions_per_request", ml_sectors_per_request(loads));
+    ml_predict(prediction, "gst_transactions_per_request", ml_sectors_per_request(stores));
 }
 
 /* How many of 0 .. extent - 1 are congruent to residue modulo 32. */
@@ -167,27 +213,35 @@ static void add_line_accesses(ml_global_totals *totals, uint64_t line_count, uin
                                ML_ALL_LANES);
         ml_global_totals_add(totals, &access, lines * (double)full_tiles);
         if (edge_lanes > 0) {
-            access.active_mask = first_lanes(edge_lanes);
+            access.active_mask = ml_first_lanes(edge_lanes);
             ml_global_totals_add(totals, &access, lines);
         }
     }
 }
 
-static void predict_naive(const long long *param, ml_prediction *prediction)
+static void predict_naive(long long kind, const long long *param, ml_prediction *prediction)
 {
+    (void)kind;
     uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
-    ml_global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
+    ml_global_totals loads = {0}, stores = {0};
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, rows, cols, rows);
     predict_global(&loads, &stores, prediction);
 }
 
-/* Word offset of tile element (r, c) in each kernel's shared tile: the host's copy of the
+/* Word offset of tile element (r, c) in each tiled kernel's shared tile: the host's copy of the
  * indexing the kernels of kernels.cu do. */
-typedef unsigned (*tile_layout)(unsigned r, unsigned c);
-static unsigned layout_plain(unsigned r, unsigned c) { return r * TILE + c; }
-static unsigned layout_padded(unsigned r, unsigned c) { return r * (TILE + 1) + c; }
-static unsigned layout_swizzled(unsigned r, unsigned c) { return r * TILE + (c ^ r); }
+static unsigned tile_word(long long kind, unsigned r, unsigned c)
+{
+    switch (kind) {
+    case TRANSPOSE_PADDED:
+        return r * (TILE + 1) + c;
+    case TRANSPOSE_SWIZZLED:
+        return r * TILE + (c ^ r);
+    default: /* TRANSPOSE_SHARED */
+        return r * TILE + c;
+    }
+}
 
 /* The shared accesses of one tile of height x width elements (32 x 32 inside the matrix, less
  * at its right and bottom edges). Filling, tile row k is one warp store with `width` lanes;
@@ -195,26 +249,26 @@ static unsigned layout_swizzled(unsigned r, unsigned c) { return r * TILE + (c ^
  * A warp with no element to move makes no access. (The compiler may still issue such a warp's
  * store with every lane switched off, which the instruction counter can count: at sizes that
  * are not multiples of 32, compare conflicts and wavefronts, not instruction counts.) */
-static void add_tile(shared_totals *loads, shared_totals *stores, tile_layout layout,
+static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, long long kind,
                      unsigned height, unsigned width, double tiles)
 {
     ml_warp_access access;
     access.width_bytes = sizeof(float);
     for (unsigned k = 0; k < height; k++) {
-        access.active_mask = first_lanes(width);
+        access.active_mask = ml_first_lanes(width);
         for (unsigned x = 0; x < ML_WARP_SIZE; x++)
-            access.address[x] = layout(k, x) * sizeof(float);
-        add_shared(stores, &access, tiles);
+            access.address[x] = tile_word(kind, k, x) * sizeof(float);
+        ml_shared_totals_add(stores, &access, tiles);
     }
     for (unsigned k = 0; k < width; k++) {
-        access.active_mask = first_lanes(height);
+        access.active_mask = ml_first_lanes(height);
         for (unsigned x = 0; x < ML_WARP_SIZE; x++)
-            access.address[x] = layout(x, k) * sizeof(float);
-        add_shared(loads, &access, tiles);
+            access.address[x] = tile_word(kind, x, k) * sizeof(float);
+        ml_shared_totals_add(loads, &access, tiles);
     }
 }
 
-static void predict_tiled(const long long *param, tile_layout layout, ml_prediction *prediction)
+static void predict_tiled(long long kind, const long long *param, ml_prediction *prediction)
 {
     uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
     /* Tiles come in up to four shapes: full, cut at the right, cut at the bottom, the corner. */
@@ -222,15 +276,15 @@ static void predict_tiled(const long long *param, tile_layout layout, ml_predict
     unsigned widths[2] = {TILE, (unsigned)(cols % TILE)};
     double row_tiles[2] = {(double)(rows / TILE), rows % TILE ? 1.0 : 0.0};
     double col_tiles[2] = {(double)(cols / TILE), cols % TILE ? 1.0 : 0.0};
-    shared_totals shared_loads = {0, 0, 0}, shared_stores = {0, 0, 0};
+    ml_shared_totals shared_loads = {0}, shared_stores = {0};
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
             if (row_tiles[i] * col_tiles[j] > 0)
-                add_tile(&shared_loads, &shared_stores, layout, heights[i], widths[j],
+                add_tile(&shared_loads, &shared_stores, kind, heights[i], widths[j],
                          row_tiles[i] * col_tiles[j]);
 
     /* Global loads are the naive kernel's; stores write the cols rows of out, each rows long. */
-    ml_global_totals loads = {0, 0, 0}, stores = {0, 0, 0};
+    ml_global_totals loads = {0}, stores = {0};
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, cols, rows, 1);
 
@@ -239,91 +293,29 @@ static void predict_tiled(const long long *param, tile_layout layout, ml_predict
     predict_global(&loads, &stores, prediction);
 }
 
-static void predict_shared(const long long *param, ml_prediction *prediction)
-{
-    predict_tiled(param, layout_plain, prediction);
-}
-
-static void predict_padded(const long long *param, ml_prediction *prediction)
-{
-    predict_tiled(param, layout_padded, prediction);
-}
-
-static void predict_swizzled(const long long *param, ml_prediction *prediction)
-{
-    predict_tiled(param, layout_swizzled, prediction);
-}
-
 /* Every load of every warp has the bank pattern of load 0 (the others are whole bank rows
  * further on), so one warp access, scaled, stands for the launch. */
-static void predict_reads(int stride, int width_bytes, ml_prediction *prediction)
+static void predict_reads(long long kind, const long long *param, ml_prediction *prediction)
 {
+    int stride = stride_of(kind, param), width_bytes = width_of(kind, param);
     ml_warp_access access;
     ml_warp_access_strided(&access, 0, (int64_t)stride * width_bytes, (unsigned)width_bytes,
                            ML_ALL_LANES);
     double warps = (double)STRIDE_BLOCKS * (STRIDE_THREADS / ML_WARP_SIZE);
-    shared_totals loads = {0, 0, 0};
-    add_shared(&loads, &access, warps * LOADS_PER_THREAD);
+    ml_shared_totals loads = {0};
+    ml_shared_totals_add(&loads, &access, warps * LOADS_PER_THREAD);
     predict_shared_loads(&loads, prediction);
 }
 
-static void predict_stride(const long long *param, ml_prediction *prediction)
+/* ---- CPU reference, buffers ---------------------------------------------------------------- */
+
+static double device_bytes(const ml_variant *variant, const long long *param)
 {
-    predict_reads((int)param[PARAM_STRIDE], (int)param[PARAM_WIDTH], prediction);
-}
-
-static void predict_broadcast(const long long *param, ml_prediction *prediction)
-{
-    (void)param;
-    predict_reads(0, ML_BANK_BYTES, prediction);
-}
-
-/* ---- the variant table ----------------------------------------------------------------------- */
-
-#define GLOBAL_METRICS \
-    "gld_efficiency,gst_efficiency,gld_transactions_per_request,gst_transactions_per_request"
-#define SHARED_LOAD_METRICS \
-    "shared_ld_conflicts_per_request,shared_load_transactions_per_request,shared_ld_bank_conflict," \
-    "shared_load_transactions,shared_load_instructions"
-#define TILE_METRICS \
-    SHARED_LOAD_METRICS ",shared_st_conflicts_per_request,shared_store_transactions_per_request," \
-    "shared_st_bank_conflict,shared_store_transactions,shared_store_instructions," GLOBAL_METRICS
-
-enum { TRANSPOSE_NAIVE, TRANSPOSE_SHARED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, SHARED_STRIDE,
-       BROADCAST };
-
-/* In the order of the enum above. */
-static const ml_variant variants[] = {
-    {"transpose_naive", "out[c][r] = in[r][c] straight through global memory, no tile",
-     GLOBAL_METRICS, launch_transpose, predict_naive, "transpose_naive_kernel", TILE_THREADS},
-    {"transpose_shared", "through a 32x32 shared tile, written by rows and read down its columns",
-     TILE_METRICS, launch_transpose, predict_shared, "transpose_shared_kernel", TILE_THREADS},
-    {"transpose_padded", "the same, the tile padded by one word per row",
-     TILE_METRICS, launch_transpose, predict_padded, "transpose_padded_kernel", TILE_THREADS},
-    {"transpose_swizzled", "the same, a [32][32] tile whose rows are permuted by an XOR swizzle",
-     TILE_METRICS, launch_transpose, predict_swizzled, "transpose_swizzled_kernel", TILE_THREADS},
-    {"shared_stride", "lane i reads shared element i * stride, --width bytes (4, 8 or 16) each",
-     SHARED_LOAD_METRICS, launch_stride, predict_stride, "shared_stride_kernel", STRIDE_THREADS},
-    {"broadcast", "all 32 lanes of a warp read the same shared word",
-     SHARED_LOAD_METRICS, launch_broadcast, predict_broadcast, "shared_stride_kernel",
-     STRIDE_THREADS},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
-
-static int is_transpose(const ml_variant *variant)
-{
-    return variant - variants <= TRANSPOSE_SWIZZLED;
-}
-
-/* The stride and width the bank experiments run with: broadcast is stride 0, 4-byte words. */
-static int stride_of(const ml_variant *variant, const long long *param)
-{
-    return variant - variants == BROADCAST ? 0 : (int)param[PARAM_STRIDE];
-}
-
-static int width_of(const ml_variant *variant, const long long *param)
-{
-    return variant - variants == BROADCAST ? ML_BANK_BYTES : (int)param[PARAM_WIDTH];
+    long long kind = variant->argument;
+    if (is_transpose(kind))
+        return 2.0 * (double)param[PARAM_ROWS] * (double)param[PARAM_COLS] * sizeof(float);
+    double vectors = stride_vectors(stride_of(kind, param), width_of(kind, param));
+    return vectors * sizeof(float4) + (double)STRIDE_BLOCKS * STRIDE_THREADS * sizeof(float);
 }
 
 static const char *check_params(const long long *param)
@@ -335,16 +327,6 @@ static const char *check_params(const long long *param)
     snprintf(message, sizeof message, "--width must be 4, 8 or 16 (bytes per shared load), got %lld",
              width);
     return message;
-}
-
-/* ---- CPU reference, buffers ---------------------------------------------------------------- */
-
-static double device_bytes(const ml_variant *variant, const long long *param)
-{
-    if (is_transpose(variant))
-        return 2.0 * (double)param[PARAM_ROWS] * (double)param[PARAM_COLS] * sizeof(float);
-    double vectors = stride_vectors(stride_of(variant, param), width_of(variant, param));
-    return vectors * sizeof(float4) + (double)STRIDE_BLOCKS * STRIDE_THREADS * sizeof(float);
 }
 
 /* out[c][r] = in[r][c]; the input value at index i is ml_random_value(seed, i). */
@@ -384,9 +366,9 @@ static float *reads_reference(uint64_t seed, int stride, int width_bytes)
 static void setup(ml_problem *problem)
 {
     const long long *param = problem->param;
-    const ml_variant *variant = problem->variant;
+    long long kind = problem->argument;
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    if (is_transpose(variant)) {
+    if (is_transpose(kind)) {
         uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
         state->in = (float *)ml_device_alloc(rows * cols * sizeof(float));
         ml_fill_random(state->in, rows * cols, problem->seed);
@@ -394,7 +376,7 @@ static void setup(ml_problem *problem)
         problem->reference = transpose_reference(problem->seed, rows, cols);
         problem->bytes = 2.0 * (double)(rows * cols) * sizeof(float);
     } else {
-        int stride = stride_of(variant, param), width = width_of(variant, param);
+        int stride = stride_of(kind, param), width = width_of(kind, param);
         size_t words = (size_t)stride_vectors(stride, width) * 4;
         state->in = (float *)ml_device_alloc(words * sizeof(float));
         ml_fill_random(state->in, words, problem->seed);

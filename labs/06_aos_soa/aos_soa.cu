@@ -47,13 +47,35 @@ static const ml_param params[PARAM_COUNT] = {
 #define PUSH_FLOPS 14
 #define DRIFT_FLOPS 1
 
-/* ---- buffers and launches -------------------------------------------------------------------- */
+/* ---- the variant table ----------------------------------------------------------------------- */
 
-typedef struct {
-    float *in;                  /* the particles in the variant's layout */
-    particle_arrays in_arrays;  /* soa: where each field's array starts, in and out */
-    particle_arrays out_arrays;
-} lab_state;
+/* The particles' layout: each variant's table argument, read by its prediction, its buffers and
+ * the CPU reference. */
+enum { LAYOUT_AOS, LAYOUT_AOS_ALIGNED, LAYOUT_SOA };
+
+static void launch_aos(const ml_problem *problem);
+static void launch_soa(const ml_problem *problem);
+static void predict_aos(long long layout, const long long *param, ml_prediction *prediction);
+static void predict_soa(long long layout, const long long *param, ml_prediction *prediction);
+
+#define LAYOUT_METRICS \
+    "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
+    "dram_read_bytes,dram_write_bytes"
+
+static const ml_variant variants[] = {
+    {.name = "aos", .summary = "array of 32-byte structs: thread i reads and writes particle i",
+     .kernel = "update_aos", .block = {THREADS_PER_BLOCK}, .launch = launch_aos,
+     .argument = LAYOUT_AOS, .metrics = LAYOUT_METRICS, .predict = predict_aos},
+    {.name = "aos_aligned",
+     .summary = "the struct as two float4s: thread i reads and writes particle i as two float4s",
+     .kernel = "update_aos_aligned", .block = {THREADS_PER_BLOCK}, .launch = launch_aos,
+     .argument = LAYOUT_AOS_ALIGNED, .metrics = LAYOUT_METRICS, .predict = predict_aos},
+    {.name = "soa",
+     .summary = "one array per field: lane i of a warp takes element i of each array it needs",
+     .kernel = "update_soa", .block = {THREADS_PER_BLOCK}, .launch = launch_soa,
+     .argument = LAYOUT_SOA, .metrics = LAYOUT_METRICS, .predict = predict_soa},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
 /* Floats from the start of one SoA array to the next: n rounded up to 32 floats, so that every
  * array starts on a 128-byte line, as it would with a cudaMalloc of its own. Back to back, n
@@ -61,7 +83,7 @@ typedef struct {
  * their warps would touch a sector more (lab 04's offset variant). */
 static size_t soa_pitch(size_t n)
 {
-    return (n + ML_WARP_SIZE - 1) / ML_WARP_SIZE * ML_WARP_SIZE;
+    return (size_t)ml_ceil_div((long long)n, ML_WARP_SIZE) * ML_WARP_SIZE;
 }
 
 /* Fields the SoA writes: x alone, or all that change. */
@@ -70,43 +92,60 @@ static size_t soa_written_fields(const long long *param)
     return param[PARAM_FIELDS] == 1 ? 1 : CHANGING_FIELDS;
 }
 
+/* Where field f of particle i is, as a float index into its buffer, in each layout. The input
+ * and output buffers of a variant share the layout. */
+static size_t field_index(long long layout, size_t n, size_t i, int f)
+{
+    /* Each field's float in particle_aligned: position.xyz, position.w = inverse mass,
+     * velocity.xyz, velocity.w = charge. */
+    static const int aligned_slot[FIELD_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7};
+    switch (layout) {
+    case LAYOUT_AOS: /* struct particle holds the fields in FIELD_ order */
+        return i * FIELD_COUNT + (size_t)f;
+    case LAYOUT_AOS_ALIGNED:
+        return i * FIELD_COUNT + (size_t)aligned_slot[f];
+    default: /* LAYOUT_SOA */
+        return (size_t)f * soa_pitch(n) + i;
+    }
+}
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+typedef struct {
+    float *in;                  /* the particles in the variant's layout */
+    particle_arrays in_arrays;  /* soa: where each field's array starts, in and out */
+    particle_arrays out_arrays;
+} lab_state;
+
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file. */
+ * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
+ * the block of its table entry. */
+
+/* Both AoS layouts, one particle per thread:
+ *   update_aos((const particle *)in, (particle *)out, n, fields)
+ *   update_aos_aligned((const particle_aligned *)in, (particle_aligned *)out, n, fields) */
 static void launch_aos(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
     int fields = (int)problem->param[PARAM_FIELDS];
-    /* update_aos<<<blocks, THREADS_PER_BLOCK>>>((const particle *)in, (particle *)out, n,
-     *                                          fields) */
     void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &fields};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
-static void launch_aos_aligned(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    int fields = (int)problem->param[PARAM_FIELDS];
-    /* update_aos_aligned<<<blocks, THREADS_PER_BLOCK>>>((const particle_aligned *)in,
-     *                                                  (particle_aligned *)out, n, fields) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &fields};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK), THREADS_PER_BLOCK, 0, arguments);
-}
-
+/* update_soa(in_arrays, out_arrays, n, fields), each thread taking PARTICLES_PER_THREAD
+ * particles */
 static void launch_soa(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
     int fields = (int)problem->param[PARAM_FIELDS];
-    /* update_soa<<<blocks, THREADS_PER_BLOCK>>>(in_arrays, out_arrays, n, fields), each thread
-     * taking PARTICLES_PER_THREAD particles */
+    size_t threads = (size_t)ml_ceil_div((long long)n, PARTICLES_PER_THREAD);
     void *arguments[] = {(void *)&state->in_arrays, (void *)&state->out_arrays, &n, &fields};
-    ml_launch(problem, ml_blocks_for(n, THREADS_PER_BLOCK * PARTICLES_PER_THREAD),
-              THREADS_PER_BLOCK, 0, arguments);
+    ml_launch(problem, ml_blocks_of(problem, threads), 0, arguments);
 }
 
-/* ---- what each variant should cost ------------------------------------------------------------
+/* ---- predictions: what each variant should cost -------------------------------------------------
  *
  * Every kernel gives each group of 32 consecutive particles (0-31, 32-63, ...) to one warp's
  * instructions, and each instruction touches one field of those particles. An instruction is
@@ -140,7 +179,7 @@ static void add_instruction(ml_global_totals *totals, const field_access *field,
     if (rest > 0) {
         uint64_t first = full_groups * ML_WARP_SIZE;
         ml_warp_access_strided(&access, field->base + first * field->stride,
-                               (int64_t)field->stride, field->width, (1u << rest) - 1);
+                               (int64_t)field->stride, field->width, ml_first_lanes(rest));
         ml_global_totals_add(totals, &access, 1.0);
     }
 }
@@ -165,14 +204,10 @@ static void predict_from_accesses(const long long *param, const field_access *lo
         add_instruction(&load_totals, &loads[i], n);
     for (int i = 0; i < store_count; i++)
         add_instruction(&store_totals, &stores[i], n);
-    ml_predict(prediction, "gld_efficiency",
-               100.0 * load_totals.used_bytes / (load_totals.sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gld_transactions_per_request",
-               load_totals.sectors / load_totals.requests);
-    ml_predict(prediction, "gst_efficiency",
-               100.0 * store_totals.used_bytes / (store_totals.sectors * ML_SECTOR_BYTES));
-    ml_predict(prediction, "gst_transactions_per_request",
-               store_totals.sectors / store_totals.requests);
+    ml_predict(prediction, "gld_efficiency", ml_efficiency_pct(&load_totals));
+    ml_predict(prediction, "gld_transactions_per_request", ml_sectors_per_request(&load_totals));
+    ml_predict(prediction, "gst_efficiency", ml_efficiency_pct(&store_totals));
+    ml_predict(prediction, "gst_transactions_per_request", ml_sectors_per_request(&store_totals));
     ml_predict(prediction, "gld_transactions", load_totals.sectors);
     ml_predict(prediction, "gld_requests", load_totals.requests);
     ml_predict(prediction, "gst_transactions", store_totals.sectors);
@@ -181,36 +216,28 @@ static void predict_from_accesses(const long long *param, const field_access *lo
     ml_predict(prediction, "dram_write_bytes", dram_write_bytes);
 }
 
-/* Both AoS kernels copy the whole particle, whichever update they do: 8 scalar loads and stores
- * (struct particle is only 4-byte aligned, so the compiler cannot widen them). */
-static void predict_aos(const long long *param, ml_prediction *prediction)
+/* Both AoS kernels copy the whole particle (32 bytes in either struct), whichever update they
+ * do: update_aos as 8 scalar loads and stores (struct particle is only 4-byte aligned, so the
+ * compiler cannot widen them), update_aos_aligned as two 16-byte loads and stores. */
+static void predict_aos(long long layout, const long long *param, ml_prediction *prediction)
 {
     double n = (double)param[PARAM_N];
-    field_access fields[FIELD_COUNT];
-    for (int f = 0; f < FIELD_COUNT; f++)
-        fields[f] = field_at(f * sizeof(float), sizeof(particle), sizeof(float));
+    unsigned width = layout == LAYOUT_AOS_ALIGNED ? sizeof(float4) : sizeof(float);
+    /* The particle in pieces of width bytes: 8 floats or 2 float4s. */
+    int count = (int)(sizeof(particle) / width);
+    field_access pieces[FIELD_COUNT];
+    for (int k = 0; k < count; k++)
+        pieces[k] = field_at(k * width, sizeof(particle), width);
     double particles_bytes = sector_bytes_covering(n * sizeof(particle));
-    predict_from_accesses(param, fields, FIELD_COUNT, fields, FIELD_COUNT, particles_bytes,
-                          particles_bytes, prediction);
-}
-
-/* Two 16-byte loads and two 16-byte stores per particle. */
-static void predict_aos_aligned(const long long *param, ml_prediction *prediction)
-{
-    double n = (double)param[PARAM_N];
-    const field_access halves[2] = {
-        {0, sizeof(particle_aligned), sizeof(float4)},
-        {sizeof(float4), sizeof(particle_aligned), sizeof(float4)},
-    };
-    double particles_bytes = sector_bytes_covering(n * sizeof(particle_aligned));
-    predict_from_accesses(param, halves, 2, halves, 2, particles_bytes, particles_bytes,
+    predict_from_accesses(param, pieces, count, pieces, count, particles_bytes, particles_bytes,
                           prediction);
 }
 
 /* One load per field read and one store per field written; array f starts f * pitch floats
  * into its buffer, on a line. */
-static void predict_soa(const long long *param, ml_prediction *prediction)
+static void predict_soa(long long layout, const long long *param, ml_prediction *prediction)
 {
+    (void)layout;
     uint64_t n = (uint64_t)param[PARAM_N];
     size_t read_fields = param[PARAM_FIELDS] == 1 ? 1 : FIELD_COUNT;
     size_t written_fields = soa_written_fields(param);
@@ -223,68 +250,21 @@ static void predict_soa(const long long *param, ml_prediction *prediction)
                           prediction);
 }
 
-/* ---- the variant table ----------------------------------------------------------------------- */
+/* ---- CPU reference, buffers ------------------------------------------------------------------ */
 
-#define LAYOUT_METRICS \
-    "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
-    "dram_read_bytes,dram_write_bytes"
-
-static const ml_variant variants[] = {
-    {"aos", "array of 32-byte structs: thread i reads and writes particle i",
-     LAYOUT_METRICS, launch_aos, predict_aos, "update_aos", THREADS_PER_BLOCK},
-    {"aos_aligned",
-     "the struct as two float4s: thread i reads and writes particle i as two float4s",
-     LAYOUT_METRICS, launch_aos_aligned, predict_aos_aligned, "update_aos_aligned",
-     THREADS_PER_BLOCK},
-    {"soa", "one array per field: lane i of a warp takes element i of each array it needs",
-     LAYOUT_METRICS, launch_soa, predict_soa, "update_soa", THREADS_PER_BLOCK},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
-
-/* Where field f of particle i is, as a float index into its buffer, in each layout (the order
- * of the table above). The input and output buffers of a variant share the layout. */
-typedef size_t (*layout_function)(size_t n, size_t i, int f);
-
-static size_t index_aos(size_t n, size_t i, int f)
+/* Field f's array of a SoA whose arrays start at base. */
+static float *soa_array(float *base, size_t n, int f)
 {
-    (void)n;
-    return i * FIELD_COUNT + (size_t)f;
+    return base + field_index(LAYOUT_SOA, n, 0, f);
 }
 
-static size_t index_aos_aligned(size_t n, size_t i, int f)
-{
-    (void)n;
-    /* position.xyz, position.w = inverse mass, velocity.xyz, velocity.w = charge */
-    static const int slot[FIELD_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7};
-    return i * FIELD_COUNT + (size_t)slot[f];
-}
-
-static size_t index_soa(size_t n, size_t i, int f)
-{
-    return (size_t)f * soa_pitch(n) + i;
-}
-
-static layout_function layout_of(const ml_variant *variant)
-{
-    const layout_function layouts[VARIANT_COUNT] = {index_aos, index_aos_aligned, index_soa};
-    return layouts[variant - variants];
-}
-
-static int is_soa(const ml_variant *variant)
-{
-    return layout_of(variant) == index_soa;
-}
-
-/* ---- sizes, CPU reference, buffers ----------------------------------------------------------- */
-
-/* The 8 arrays of a SoA from base, one every soa_pitch(n) floats (index_soa). */
+/* The 8 arrays of a SoA from base, one every soa_pitch(n) floats. */
 static particle_arrays soa_arrays(float *base, size_t n)
 {
     particle_arrays arrays = {
-        base + index_soa(n, 0, FIELD_X),  base + index_soa(n, 0, FIELD_Y),
-        base + index_soa(n, 0, FIELD_Z),  base + index_soa(n, 0, FIELD_VX),
-        base + index_soa(n, 0, FIELD_VY), base + index_soa(n, 0, FIELD_VZ),
-        base + index_soa(n, 0, FIELD_INVERSE_MASS), base + index_soa(n, 0, FIELD_CHARGE)};
+        soa_array(base, n, FIELD_X),  soa_array(base, n, FIELD_Y),  soa_array(base, n, FIELD_Z),
+        soa_array(base, n, FIELD_VX), soa_array(base, n, FIELD_VY), soa_array(base, n, FIELD_VZ),
+        soa_array(base, n, FIELD_INVERSE_MASS), soa_array(base, n, FIELD_CHARGE)};
     return arrays;
 }
 
@@ -300,53 +280,54 @@ static const char *check_params(const long long *param)
 }
 
 /* Floats in the input: every field of every particle, the SoA's arrays padded to the pitch. */
-static size_t input_count(const ml_variant *variant, const long long *param)
+static size_t input_count(long long layout, const long long *param)
 {
     size_t n = (size_t)param[PARAM_N];
-    return FIELD_COUNT * (is_soa(variant) ? soa_pitch(n) : n);
+    return FIELD_COUNT * (layout == LAYOUT_SOA ? soa_pitch(n) : n);
 }
 
 /* Floats in the output: every field of every particle for the AoS layouts, the written arrays
  * for the SoA. */
-static size_t output_count(const ml_variant *variant, const long long *param)
+static size_t output_count(long long layout, const long long *param)
 {
     size_t n = (size_t)param[PARAM_N];
-    if (is_soa(variant))
+    if (layout == LAYOUT_SOA)
         return soa_written_fields(param) * soa_pitch(n);
     return FIELD_COUNT * n;
 }
 
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
-    return (double)(input_count(variant, param) + output_count(variant, param)) * sizeof(float);
+    long long layout = variant->argument;
+    return (double)(input_count(layout, param) + output_count(layout, param)) * sizeof(float);
 }
 
 static void setup(ml_problem *problem)
 {
     const long long *param = problem->param;
     size_t n = (size_t)param[PARAM_N];
-    layout_function layout = layout_of(problem->variant);
+    long long layout = problem->argument;
 
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     memset(state, 0, sizeof *state);
-    size_t in_count = input_count(problem->variant, param);
+    size_t in_count = input_count(layout, param);
     state->in = (float *)ml_device_alloc(in_count * sizeof(float));
     ml_fill_random(state->in, in_count, problem->seed);
-    size_t count = output_count(problem->variant, param);
+    size_t count = output_count(layout, param);
     float *out = (float *)ml_device_alloc(count * sizeof(float));
 
     /* The SoA's arrays. The next state has new arrays only for the fields the update changes
      * and shares the others with the input. */
-    if (is_soa(problem->variant)) {
+    if (layout == LAYOUT_SOA) {
         state->in_arrays = soa_arrays(state->in, n);
         state->out_arrays = state->in_arrays;
-        state->out_arrays.x = out + index_soa(n, 0, FIELD_X);
+        state->out_arrays.x = soa_array(out, n, FIELD_X);
         if (param[PARAM_FIELDS] != 1) {
-            state->out_arrays.y = out + index_soa(n, 0, FIELD_Y);
-            state->out_arrays.z = out + index_soa(n, 0, FIELD_Z);
-            state->out_arrays.vx = out + index_soa(n, 0, FIELD_VX);
-            state->out_arrays.vy = out + index_soa(n, 0, FIELD_VY);
-            state->out_arrays.vz = out + index_soa(n, 0, FIELD_VZ);
+            state->out_arrays.y = soa_array(out, n, FIELD_Y);
+            state->out_arrays.z = soa_array(out, n, FIELD_Z);
+            state->out_arrays.vx = soa_array(out, n, FIELD_VX);
+            state->out_arrays.vy = soa_array(out, n, FIELD_VY);
+            state->out_arrays.vz = soa_array(out, n, FIELD_VZ);
         }
     }
 
@@ -354,8 +335,7 @@ static void setup(ml_problem *problem)
      * struct particle holds its fields in FIELD_ order, 8 floats with no padding. The padding
      * after each SoA array is never written: where there is some, only the particles' elements
      * are compared (check_index), field by field. */
-    size_t written_fields =
-        is_soa(problem->variant) ? soa_written_fields(param) : (size_t)FIELD_COUNT;
+    size_t written_fields = layout == LAYOUT_SOA ? soa_written_fields(param) : (size_t)FIELD_COUNT;
     size_t compared = written_fields * n;
     float *reference = (float *)ml_host_alloc(compared * sizeof(float));
     size_t *check_index = compared < count ? (size_t *)ml_host_alloc(compared * sizeof(size_t))
@@ -364,7 +344,7 @@ static void setup(ml_problem *problem)
     for (size_t i = 0; i < n; i++) {
         float value[FIELD_COUNT];
         for (int f = 0; f < FIELD_COUNT; f++)
-            value[f] = ml_random_value(problem->seed, layout(n, i, f));
+            value[f] = ml_random_value(problem->seed, field_index(layout, n, i, f));
         particle p;
         memcpy(&p, value, sizeof p);
         if (param[PARAM_FIELDS] == 1)
@@ -373,7 +353,7 @@ static void setup(ml_problem *problem)
             p = push(p);
         memcpy(value, &p, sizeof p);
         for (size_t f = 0; f < written_fields; f++) {
-            size_t position = layout(n, i, (int)f);
+            size_t position = field_index(layout, n, i, (int)f);
             if (check_index == NULL) {
                 reference[position] = value[f];
             } else {

@@ -15,8 +15,8 @@ static const ml_param test_params[] = {
     {"stride", 4, 1, 1024, "stride"},
 };
 static const ml_variant test_variants[] = {
-    {"first", "the first variant", "gld_efficiency", NULL, NULL},
-    {"second", "the second variant", "gld_efficiency", NULL, NULL},
+    {.name = "first", .summary = "the first variant", .metrics = "gld_efficiency"},
+    {.name = "second", .summary = "the second variant", .metrics = "gld_efficiency"},
 };
 static const ml_lab test_lab = {
     "testlab", "a lab for tests", test_params, 2, test_variants, 2, NULL, NULL, NULL,

@@ -65,7 +65,24 @@ check_demo() {
       [[ -s $base.json && -s $base.csv && -s $base.txt ]] ||
         { fail "$program run $run: missing JSON, CSV or table in data/"; continue; }
       grep -q '^device: *none (--model' "$base.txt" || fail "$program run $run: not a --model table"
-      grep -qF "$(head -n1 "$base.txt")" "$report" || fail "$program run $run: its table is not in report.md"
+      # The run's Markdown tables (memlab_report markdown, from the JSON) say what its text
+      # table says: a results row per record, and the text table's metric rows, cell for cell.
+      local variant row
+      for variant in $(tail -n +2 "$base.csv" | cut -d, -f2); do
+        grep -q "^| $variant | " "$report" || fail "$program run $run: no results row for $variant"
+      done
+      while IFS= read -r row; do
+        grep -qxF "$row" "$report" || fail "$program run $run: report.md lacks the metric row '$row'"
+      done < <(awk '
+        $1 == "variant" && $2 == "params" { in_metrics = 1; getline; next }
+        in_metrics && NF == 0 { exit }
+        in_metrics {
+          params = ""       # a variant that reads no size parameter has none
+          for (i = 2; i <= NF - 5; i++) params = params (i > 2 ? " " : "") $i
+          printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, params, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF
+        }' "$base.txt")
+      grep -qx -- "- device: none (--model: predictions only)" "$report" ||
+        fail "report.md does not give the runs' device"
       [[ $(head -n1 "$base.csv") == lab,variant,* ]] || fail "$program run $run: CSV has no header"
       csv_rows=$(($(wc -l <"$base.csv") - 1))
       json_records=$(grep -c '"variant":' "$base.json")
@@ -123,7 +140,7 @@ check_plot() {
   # that has plots and predicts a counter its plots show.
   [[ $drawn -gt 0 ]] || fail "no plot drawn from the predictions"
   for program in $(lab_programs); do
-    [[ -d $root/tools/plots/$program ]] || continue
+    [[ -d $root/tools/report/plots/$program ]] || continue
     grep -q "^<!-- memlab plots $program -->$" "$report" || fail "report.md lost $program's plot markers"
   done
   ! grep -q 'gnuplot failed\|data lines are wrong' "$report" || fail "a plot failed: $(grep 'failed\|wrong' "$report")"

@@ -5,6 +5,7 @@
 #    host / (kernels + counters); a --model report (seconds null) has none (exit 1).
 # 2. ./memlab demo over stand-in lab programs that write such reports (as the real ones do on a
 #    GPU) prints each run's split on stderr and puts the table at the top of report.md.
+# 3. Each run's facts and tables in report.md come from its JSON (memlab_report markdown).
 set -uo pipefail
 tool=${1:?usage: test_demo_seconds.sh MEMLAB_REPORT}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -16,9 +17,16 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # A report as a lab program writes it on a GPU: the fields memlab_report reads.
 write_report() { # FILE, LAB, the seconds object (or null)
   cat >"$1" <<EOF
-{"lab": "$2", "title": "$2: a stand-in", "device": {"name": "Stand-in GPU"},
+{"lab": "$2", "title": "$2: a stand-in",
+ "device": {"name": "Stand-in GPU", "compute_capability": "9.0", "sm_count": 1, "l2_mib": 1},
+ "ceiling_gbps": 2000, "seed": "42", "reps": 5, "warmup": 1, "profiler_note": null,
  "counter_seconds": 0.75, "seconds": $3,
- "records": [{"variant": "only", "params": {"n": 1}}]}
+ "records": [{"variant": "only", "params": {"n": 1, "stride": 2}, "params_read": ["n"],
+   "timing": {"median_ms": 0.5, "min_ms": 0.25, "max_ms": 1, "cv": 0.125, "reps": 5},
+   "bytes": 8, "gbps": 1000, "pct_of_ceiling": 50, "flops": 0, "correct": true,
+   "max_rel_error": 0, "mismatches": 0,
+   "metrics": {"dram__bytes_read.sum": {"alias": "dram_read_bytes", "unit": "bytes",
+     "predicted": 4, "measured": 5}}}]}
 EOF
 }
 seconds='{"wall": 3.0, "kernels": 0.25, "counters": 0.75, "host": 2.0, "startup": 0.5,
@@ -94,6 +102,21 @@ done
 [[ $(grep -c '3.00 s: kernels 0.25 s, counters 0.75 s, host 2.00 s' "$work/demo.err") -eq $expected ]] ||
   fail "stderr does not give every run's split"
 grep -Eq "in [0-9]+\.[0-9]+ s\." "$report" || fail "report.md does not give the demo's own time"
+
+# ---- 3. each run's tables, in Markdown from its JSON (memlab_report markdown) ---------------------
+grep -q '^Measured on: \*\*Stand-in GPU\*\*' "$report" || fail "report.md does not name the GPU"
+for line in '- device: Stand-in GPU (sm_90, 1 SMs, 1 MiB L2)' \
+  '- ceiling: 2000.0 GB/s (device-to-device copy)' '- seed: 42' '- reps: 5 (warm-up 1)' \
+  '| variant | n | stride | median ms | min ms | max ms | cv % | GB/s | % of ceiling | check |' \
+  '| only | 1 |  | 0.5000 | 0.2500 | 1.0000 | 12.5 | 1000.0 | 50.0 | ok |' \
+  '| only | n=1 | dram_read_bytes | bytes | 4 | 5 | 1.250 |' \
+  'Time: 3.00 s = kernels 0.25 s + counters 0.75 s + host 2.00 s. Spent in: startup 0.50, setup 0.75, check 0.50, timing loop 0.38 (kernels included), model 0.12, teardown 0.06.'; do
+  [[ $(grep -cxF -- "$line" "$report") -eq $expected ]] ||
+    fail "report.md does not have '$line' once per run"
+done
+for program in "${programs[@]}"; do
+  grep -qx "## $program: a stand-in" "$report" || fail "report.md has no section titled from $program's report"
+done
 
 if ((failures > 0)); then
   echo "$failures failure(s)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_grade_batch: grading a whole class (tools/batch.c), no GPU needed.
+# test_grade_batch: grading a whole class (tools/grade/batch.c), no GPU needed.
 #   tests/unit/test_grade_batch.sh PATH/TO/memlab_grade PATH/TO/coalescing
 #
 # Most of it grades with a stand-in lab program (grade_fake_lab.sh: its "kernels" say what they

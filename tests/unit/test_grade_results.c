@@ -1,6 +1,6 @@
-/* test_grade_results: a rubric case's checks against lab reports (tools/evaluate.c), and the
- * grading results in Gradescope's, PrairieLearn's, the plain and the feedback format
- * (tools/results.c).
+/* test_grade_results: a rubric case's checks against lab reports (tools/grade/evaluate.c), and
+ * the grading results in Gradescope's, PrairieLearn's, the plain and the feedback format
+ * (tools/grade/results.c).
  *
  *   each check passes, fails or is not graded for the right reason, and says what it expected,
  *   what was measured and the rubric's hint;
@@ -16,7 +16,7 @@
  *   Gradescope) leaves out the hidden cases;
  *   a kernels file that lacks a kernel fails the case with the program's line; output past the
  *   grader's cap is noted and the case graded on its report; a flood of output is capped
- *   (common/process.c) and what is shown of it is sanitized (tools/text.c). */
+ *   (common/process.c) and what is shown of it is sanitized (tools/grade/text.c). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdarg.h>
 #include <stddef.h>

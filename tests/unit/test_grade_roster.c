@@ -1,4 +1,4 @@
-/* test_grade_roster: the batch grader's readers (tools/roster.c, tools/sha256.c).
+/* test_grade_roster: the batch grader's readers (tools/grade/roster.c, sha256.c).
  *
  *   roster: Gradescope's submission_metadata.yml as its export writes it (folders, :submitters
  *   with :name, :sid, :email, a group, plain, 'single' and "double" quoted values with their

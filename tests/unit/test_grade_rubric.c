@@ -1,4 +1,4 @@
-/* test_grade_rubric: the rubric reader (tools/rubric.c).
+/* test_grade_rubric: the rubric reader (tools/grade/rubric.c).
  *
  *   a well-formed rubric gives its cases, points, visibility, arguments, time limits and checks;
  *   every malformed line gives one error line "FILE:LINE: what is wrong";

@@ -119,10 +119,10 @@ done
 # A tree of its own for what the real one cannot show: a lab with no rubric, a malformed rubric,
 # a student pack. The driver, the lab and the templates are all that packaging reads first.
 tree=$work/tree
-mkdir -p "$tree/labs" "$tree/tools"
+mkdir -p "$tree/labs" "$tree/tools/grade"
 cp "$memlab" "$tree/memlab"
 cp -R "$root/labs/$lab" "$tree/labs/"
-cp -R "$root/tools/platforms" "$tree/tools/"
+cp -R "$root/tools/grade/platforms" "$tree/tools/grade/"
 rm "$tree/labs/$lab/rubric"
 expect_refused "a lab without a rubric" "lab coalescing has no rubric" \
   "$tree/memlab" package prairielearn coalescing "$area/empty"

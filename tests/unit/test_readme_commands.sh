@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test_readme_commands: every command that README.md and STUDENT.md (tools/student_pack.md) show
-# runs here, without a GPU, on its success path, and its output holds what the pages promise.
+# test_readme_commands: every command that README.md and STUDENT.md
+# (tools/skeleton/student_pack.md) show runs here, without a GPU, on its success path, and its
+# output holds what the pages promise.
 #   tests/unit/test_readme_commands.sh
 # The commands are read from the pages themselves: each line of a code block (indented or fenced)
 # that starts with a command (./memlab, make, cmake, sudo, ...), up to its comment (two spaces
@@ -26,7 +27,7 @@ unchecked=()
 context="" # the lab, where one command runs for several
 fail() { echo "FAIL: $command${context:+ ($context)}: $*"; failures=$((failures + 1)); }
 
-pages=("$root/README.md" "$root/tools/student_pack.md")
+pages=("$root/README.md" "$root/tools/skeleton/student_pack.md")
 
 # "PAGE:LINE<TAB>COMMAND" for every command the pages show.
 page_commands() {

@@ -28,8 +28,9 @@ static const ml_param test_params[] = {
 };
 
 static const ml_variant test_variants[] = {
-    {"coalesced", "neighbours read neighbours", "gld_efficiency,gld_sectors", NULL, NULL},
-    {"strided", "neighbours read stride apart", "gld_efficiency", NULL, NULL},
+    {.name = "coalesced", .summary = "neighbours read neighbours",
+     .metrics = "gld_efficiency,gld_sectors"},
+    {.name = "strided", .summary = "neighbours read stride apart", .metrics = "gld_efficiency"},
 };
 
 static const ml_lab test_lab = {

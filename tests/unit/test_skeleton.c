@@ -1,4 +1,4 @@
-/* test_skeleton: the student-version generator (tools/skeleton.c).
+/* test_skeleton: the student-version generator (tools/skeleton/skeleton.c).
  *
  *   lines outside the regions are copied as they are, at the same line numbers;
  *   a region becomes its TODO hint (or a generic one) and its STUB lines, padded with blanks;

@@ -33,7 +33,7 @@ tar -xzf "$work/pack.tar.gz" -C "$work/unpacked" || { echo "FAIL: the pack does 
 pack=$work/unpacked/memlab
 
 # ---- what is in it, and what is not -----------------------------------------------------------
-for path in STUDENT.md memlab Makefile.labs CMakeLists.txt common/memlab.h tools/memlab_grade.c; do
+for path in STUDENT.md memlab Makefile.labs CMakeLists.txt common/memlab.h tools/grade/memlab_grade.c; do
   [[ -e $pack/$path ]] || fail "the pack has no $path"
 done
 while IFS= read -r path; do

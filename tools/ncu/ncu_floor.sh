@@ -1,4 +1,4 @@
-# Sourced by tools/check.sh and tools/compare_with_ncu.sh.
+# Sourced by tools/ncu/check.sh and tools/ncu/compare_with_ncu.sh.
 #
 # ncu_write_floor LAB_PROGRAM COUNTERS: prints the DRAM bytes Nsight Compute shows written by a
 # kernel that writes nothing: the program's first L2 flush, a read-only sweep of twice the L2.

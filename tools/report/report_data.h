@@ -29,6 +29,12 @@ void rd_write_csv(const cJSON *report, FILE *stream);
 /* The GPU's name, or NULL for a --model run. */
 const char *rd_device_name(const cJSON *report);
 
+/* The lab's title ("Lab 04: ..."), or its program name in a report without one. */
+const char *rd_title(const cJSON *report);
+
+/* Why counters were not read, or NULL when they were. */
+const char *rd_profiler_note(const cJSON *report);
+
 /* One value of a record by column name, NAN when the record has none:
  *   a top-level number: bytes, gbps, pct_of_ceiling, flops, gflops, pct_of_flops_ceiling,
  *     max_rel_error, mismatches; correct (1 or 0);

@@ -14,9 +14,9 @@
 #
 # Prints a table and writes it as JSON (default bench.json). Exits 3 without a GPU.
 set -uo pipefail
-build=${1:?usage: tools/bench.sh BUILD_DIR [OUT.json]}
+build=${1:?usage: tools/ncu/bench.sh BUILD_DIR [OUT.json]}
 out=${2:-bench.json}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 counters=$build/tools/memlab_counters
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

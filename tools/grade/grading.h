@@ -5,7 +5,7 @@
  * (PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin), then runs each rubric case
  * as a process of its own with the case's time limit, holding the GPU lock (gpu_lock.h) around
  * the case's runs. A crash, a hang or a refusal of the submission ends in its result, never in
- * the caller. tools/README.md says what each step refuses and why.
+ * the caller. tools/grade/README.md says what each step refuses and why.
  */
 #ifndef MEMLAB_GRADING_H
 #define MEMLAB_GRADING_H

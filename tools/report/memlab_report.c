@@ -1,8 +1,14 @@
-/* memlab_report: CSV and gnuplot columns from the JSON reports of lab programs. ./memlab demo
- * and ./memlab plot call it; it needs no GPU and reads nothing but the JSON.
+/* memlab_report: CSV, Markdown and gnuplot columns from the JSON reports of lab programs.
+ * ./memlab demo and ./memlab plot call it; it needs no GPU and reads nothing but the JSON.
  *
  *   memlab_report csv REPORT.json
  *       the CSV the lab program writes with --format csv, on stdout
+ *   memlab_report markdown REPORT.json
+ *       the run's facts and tables in Markdown, for the demo's report.md (report_markdown.h)
+ *   memlab_report title REPORT.json
+ *       the lab's title ("Lab 04: coalesced vs strided ...")
+ *   memlab_report notes REPORT.json...
+ *       why counters were not read, each reason once; --model runs are left out
  *   memlab_report device [--lab LAB] REPORT.json...
  *       the GPU's name; exit status 1 when every report is a --model run
  *   memlab_report labs REPORT.json...
@@ -22,7 +28,7 @@
  * METRIC.predicted, METRIC.measured, or a size parameter. A missing value is written NaN.
  * Exit status: 0; 1 when series or bars find no value to plot, or series fewer than two
  * points (a note, not an error: the plot is skipped); 2 for bad usage, or a report that cannot
- * be read (series and bars skip such a report with a warning instead).
+ * be read (labs, notes, series and bars skip such a report with a warning instead).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 
 #include "report_data.h"
+#include "report_markdown.h"
 
 #define EXIT_NO_DATA 1
 #define EXIT_USAGE 2
@@ -37,8 +44,8 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|device|labs|seconds|series|bars ...; see "
-                    "the comment at the top of tools/memlab_report.c)\n", message, detail);
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|labs|seconds|series|bars ...; see "
+                    "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
 
@@ -55,7 +62,7 @@ static int split_list(char *list, const char **names, int max)
     return count;
 }
 
-/* The one report a command takes (csv, seconds). Returns 0 with *report set, or an exit status. */
+/* The one report a command takes (csv, markdown, title, seconds). Returns 0 with *report set, or an exit status. */
 static int load_one_report(const char *command, int argc, char **argv, cJSON **report)
 {
     if (argc != 1)
@@ -69,13 +76,19 @@ static int load_one_report(const char *command, int argc, char **argv, cJSON **r
     return EXIT_SUCCESS;
 }
 
-static int csv_command(int argc, char **argv)
+/* csv, markdown and title: one report in, one text out. */
+static int one_report_command(const char *command, int argc, char **argv)
 {
     cJSON *report;
-    int status = load_one_report("csv", argc, argv, &report);
+    int status = load_one_report(command, argc, argv, &report);
     if (status != EXIT_SUCCESS)
         return status;
-    rd_write_csv(report, stdout);
+    if (strcmp(command, "csv") == 0)
+        rd_write_csv(report, stdout);
+    else if (strcmp(command, "markdown") == 0)
+        rd_write_markdown(report, stdout);
+    else
+        printf("%s\n", rd_title(report));
     cJSON_Delete(report);
     return EXIT_SUCCESS;
 }
@@ -177,17 +190,31 @@ static int device_command(int argc, char **argv)
     return status;
 }
 
-static int labs_command(int argc, char **argv)
+static const char *lab_of(const cJSON *report)
+{
+    return cJSON_GetObjectItemCaseSensitive(report, "lab")->valuestring;
+}
+
+/* Why counters were not read in a GPU run (a --model run reads none, by design), or NULL. */
+static const char *gpu_run_note(const cJSON *report)
+{
+    return (rd_device_name(report) != NULL) ? rd_profiler_note(report) : NULL;
+}
+
+/* labs and notes: one text of each report (NULL: none), each text once, in the reports' order. */
+static int distinct_command(int argc, char **argv, const char *(*text_of)(const cJSON *report))
 {
     report_request request;
     int status = parse_request(argc, argv, &request, true);
     for (int i = 0; i < request.report_count && status == EXIT_SUCCESS; i++) {
-        const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
-        bool seen = false;
-        for (int k = 0; k < i && !seen; k++)
-            seen = strcmp(lab, cJSON_GetObjectItemCaseSensitive(request.reports[k], "lab")->valuestring) == 0;
+        const char *text = text_of(request.reports[i]);
+        bool seen = (text == NULL);
+        for (int k = 0; k < i && !seen; k++) {
+            const char *earlier = text_of(request.reports[k]);
+            seen = earlier != NULL && strcmp(text, earlier) == 0;
+        }
         if (!seen)
-            printf("%s\n", lab);
+            printf("%s\n", text);
     }
     free_request(&request);
     return status;
@@ -276,12 +303,15 @@ int main(int argc, char **argv)
     if (argc < 2)
         return usage_error("no command given", "");
     const char *command = argv[1];
-    if (strcmp(command, "csv") == 0)
-        return csv_command(argc - 2, argv + 2);
+    if (strcmp(command, "csv") == 0 || strcmp(command, "markdown") == 0 ||
+        strcmp(command, "title") == 0)
+        return one_report_command(command, argc - 2, argv + 2);
+    if (strcmp(command, "notes") == 0)
+        return distinct_command(argc - 2, argv + 2, gpu_run_note);
     if (strcmp(command, "device") == 0)
         return device_command(argc - 2, argv + 2);
     if (strcmp(command, "labs") == 0)
-        return labs_command(argc - 2, argv + 2);
+        return distinct_command(argc - 2, argv + 2, lab_of);
     if (strcmp(command, "seconds") == 0)
         return seconds_command(argc - 2, argv + 2);
     if (strcmp(command, "series") == 0)

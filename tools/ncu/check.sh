@@ -6,14 +6,14 @@
 #   2. For every variant of those runs, memlab's counters (its JSON report) equal Nsight
 #      Compute's for the same kernel and the same Perfworks names: counts within 1%,
 #      percentages within 0.5 points; DRAM bytes written within 1% plus ncu's own write floor,
-#      measured first (tools/ncu_floor.sh).
+#      measured first (tools/ncu/ncu_floor.sh).
 #
 # Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.
 set -uo pipefail
-build=${1:?usage: tools/check.sh BUILD_DIR [PROGRAM...]}
+build=${1:?usage: tools/ncu/check.sh BUILD_DIR [PROGRAM...]}
 shift
 only=" $* "
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 counters=$build/tools/memlab_counters
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,7 +37,7 @@ for tool in compute-sanitizer ncu; do
     { echo "memlab check: $tool not found: put the CUDA toolkit's bin directory on PATH" >&2; exit 2; }
 done
 
-source "$root/tools/ncu_floor.sh"
+source "$root/tools/ncu/ncu_floor.sh"
 
 failures=0
 compared=0

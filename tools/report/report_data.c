@@ -104,6 +104,18 @@ const char *rd_device_name(const cJSON *report)
     return cJSON_IsString(name) ? name->valuestring : NULL;
 }
 
+const char *rd_title(const cJSON *report)
+{
+    const cJSON *title = member(report, "title");
+    return cJSON_IsString(title) ? title->valuestring : member(report, "lab")->valuestring;
+}
+
+const char *rd_profiler_note(const cJSON *report)
+{
+    const cJSON *note = member(report, "profiler_note");
+    return cJSON_IsString(note) ? note->valuestring : NULL;
+}
+
 /* ---- values ---------------------------------------------------------------------------------- */
 
 static double number(const cJSON *item)

@@ -321,7 +321,7 @@ static int parse_options(int argc, char **argv, options *given)
             return usage_error("%s", "--build-dir is gone: the grader builds nothing, it runs the "
                                      "lab program given with --program");
         } else if (flag[0] == '-' || flag[0] == '\0') {
-            return usage_error("unknown option '%s' (see tools/README.md)", flag);
+            return usage_error("unknown option '%s' (see tools/grade/README.md)", flag);
         } else if (positional_count < 2) {
             positional[positional_count++] = flag;
         } else {

@@ -13,7 +13,7 @@
  *       measurement, judged by one rule); percentages by more than 0.5 points; DRAM bytes
  *       written by more than 1% plus WRITE_FLOOR: the bytes Nsight Compute shows written by a
  *       kernel that writes nothing (dirty lines left in the L2 before it, written back during
- *       it), measured in the same check (tools/ncu_floor.sh).
+ *       it), measured in the same check (tools/ncu/ncu_floor.sh).
  *   memlab_counters counter-seconds REPORT.json
  *       the wall time the lab spent reading counters (its counter_seconds); exit 1 if the
  *       report read none (a profiler note, or no counters asked for)

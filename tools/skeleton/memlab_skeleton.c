@@ -84,7 +84,7 @@ int main(int argc, char **argv)
             output_path = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0) {
             printf("usage: memlab_skeleton [--solution-lines | --regions | --check] SOURCE... "
-                   "[-o OUTPUT]\n(tools/README.md says what a solution region may hold)\n");
+                   "[-o OUTPUT]\n(tools/skeleton/README.md says what a solution region may hold)\n");
             return 0;
         } else if (argv[i][0] == '-' || argv[i][0] == '\0') {
             char message[256];

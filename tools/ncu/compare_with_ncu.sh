@@ -2,16 +2,16 @@
 # Checks that memlab's counter values equal Nsight Compute's for the coalescing lab's kernels at
 # a size that no cache holds (256 MiB per buffer), where ./memlab check uses small ones.
 #
-#   tools/compare_with_ncu.sh BUILD_DIR
+#   tools/ncu/compare_with_ncu.sh BUILD_DIR
 #
 # For each case, runs the lab once with its own profiler (JSON report) and once under ncu with
 # the same arguments and the same Perfworks names, then prints both values and their difference,
 # judged as ./memlab check judges them. Needs a GPU and ncu on PATH. Exit status 1 if any value
 # disagrees.
 set -uo pipefail
-build=${1:?usage: tools/compare_with_ncu.sh BUILD_DIR}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-source "$root/tools/ncu_floor.sh"
+build=${1:?usage: tools/ncu/compare_with_ncu.sh BUILD_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+source "$root/tools/ncu/ncu_floor.sh"
 counters=$build/tools/memlab_counters
 lab=$build/labs/coalescing
 work=$(mktemp -d)

@@ -1,0 +1,195 @@
+/* test_lab_table: the variant table's contract. A prediction of a metric the alias table does
+ * not know stops the program (exit 5), as do too many variants, a kernel without a block and a
+ * `uses` that names no parameter; a variant's rows show only the parameters it uses. No GPU. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "memlab.h"
+#include "report.h"
+
+static void launch_nothing(const ml_problem *problem)
+{
+    (void)problem;
+}
+
+static const ml_param test_params[] = {
+    {"n", 1000, 1, 1ll << 34, "elements"},
+    {"stride", 4, 1, 1024, "strided: distance between lanes"},
+    {"offset", 1, 0, 1024, "offset: elements the loads are shifted by"},
+};
+
+/* The exit status of fn(argument) run in a child process, its stderr in `message`. */
+static int exit_status_of(void (*fn)(const void *), const void *argument, char *message,
+                          size_t size)
+{
+    int pipe_ends[2];
+    assert_int_equal(pipe(pipe_ends), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        dup2(pipe_ends[1], STDERR_FILENO);
+        close(pipe_ends[0]);
+        fn(argument);
+        _exit(0);
+    }
+    close(pipe_ends[1]);
+    ssize_t got = read(pipe_ends[0], message, size - 1);
+    message[got > 0 ? got : 0] = '\0';
+    close(pipe_ends[0]);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
+}
+
+static void predict_alias(const void *alias)
+{
+    ml_prediction prediction = {0};
+    ml_predict(&prediction, (const char *)alias, 1.0);
+}
+
+static void misspelt_prediction_stops_the_program(void **state)
+{
+    (void)state;
+    char message[1024];
+    assert_int_equal(exit_status_of(predict_alias, "gld_efficency", message, sizeof message),
+                     ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "'gld_efficency'"));
+    assert_int_equal(exit_status_of(predict_alias, "gld_efficiency", message, sizeof message), 0);
+
+    ml_prediction prediction = {0};
+    ml_predict(&prediction, "gld_transactions_per_request", 16);
+    assert_int_equal(prediction.count, 1);
+    assert_string_equal(prediction.alias[0], "gld_transactions_per_request");
+}
+
+static void run_lab(const void *lab)
+{
+    char *argv[] = {"testlab", "--model", NULL};
+    exit(ml_main((const ml_lab *)lab, 2, argv));
+}
+
+static void bad_tables_are_refused(void **state)
+{
+    (void)state;
+    char message[1024];
+    static const ml_variant no_block[] = {
+        {.name = "naive", .summary = "s", .kernel = "copy", .launch = launch_nothing},
+    };
+    static const ml_variant unknown_use[] = {
+        {.name = "strided", .summary = "s", .kernel = "copy", .block = {256},
+         .launch = launch_nothing, .uses = "n,strde"},
+    };
+    static ml_variant many[ML_MAX_VARIANTS + 1];
+    for (int v = 0; v <= ML_MAX_VARIANTS; v++)
+        many[v] = (ml_variant){.name = "v", .summary = "s", .launch = launch_nothing};
+    ml_lab lab = {.program = "testlab", .title = "t", .params = test_params, .num_params = 3};
+
+    lab.variants = no_block;
+    lab.num_variants = 1;
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "variant naive"));
+
+    lab.variants = unknown_use;
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "'strde'"));
+
+    lab.variants = many;
+    lab.num_variants = ML_MAX_VARIANTS + 1;
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "at most 64"));
+}
+
+static const ml_variant table_variants[] = {
+    {.name = "coalesced", .summary = "s", .kernel = "copy_coalesced", .block = {256},
+     .launch = launch_nothing, .uses = "n"},
+    {.name = "strided", .summary = "s", .kernel = "copy_strided", .block = {32, 8},
+     .launch = launch_nothing, .uses = "n,stride"},
+    {.name = "everything", .summary = "s", .launch = launch_nothing},
+};
+
+static void uses_and_blocks(void **state)
+{
+    (void)state;
+    assert_true(ml_variant_uses(&table_variants[1], "n"));
+    assert_true(ml_variant_uses(&table_variants[1], "stride"));
+    assert_false(ml_variant_uses(&table_variants[1], "offset"));
+    assert_false(ml_variant_uses(&table_variants[1], "stri"));
+    assert_false(ml_variant_uses(&table_variants[0], "stride"));
+    assert_true(ml_variant_uses(&table_variants[2], "offset"));
+    assert_int_equal(ml_threads_per_block(&table_variants[0]), 256);
+    assert_int_equal(ml_threads_per_block(&table_variants[1]), 256);
+    assert_int_equal(ml_threads_per_block(&table_variants[2]), 0);
+}
+
+/* The text table leaves a parameter's cell blank in the rows of a variant that does not use it. */
+static void rows_show_the_parameters_used(void **state)
+{
+    (void)state;
+    static const ml_lab lab = {.program = "testlab", .title = "t", .params = test_params,
+                               .num_params = 3, .variants = table_variants, .num_variants = 3};
+    ml_report report = {0};
+    report.lab = &lab;
+    const char *names[] = {"coalesced", "strided", "everything"};
+    for (int r = 0; r < 3; r++) {
+        ml_record *record = ml_report_add(&report);
+        record->variant = names[r];
+        record->param[0] = 1000;
+        record->param[1] = 7;
+        record->param[2] = 13;
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *stream = open_memstream(&text, &size);
+    ml_report_table(&report, stream);
+    fclose(stream);
+    char line[512];
+    int rows_seen = 0;
+    /* The results table: the lines up to the first blank one after it starts. */
+    const char *results = strstr(text, "\nvariant ");
+    assert_non_null(results);
+    const char *end = strstr(results + 1, "\n\n");
+    for (const char *at = results + 1; *at != '\0' && (end == NULL || at < end);) {
+        size_t length = strcspn(at, "\n");
+        snprintf(line, sizeof line, "%.*s", (int)length, at);
+        at += length + (at[length] == '\n');
+        if (strncmp(line, "coalesced ", 10) == 0) {
+            assert_non_null(strstr(line, "1000"));
+            assert_null(strstr(line, " 7 "));
+            assert_null(strstr(line, " 13 "));
+            rows_seen++;
+        } else if (strncmp(line, "strided ", 8) == 0) {
+            assert_non_null(strstr(line, " 7 "));
+            assert_null(strstr(line, " 13 "));
+            rows_seen++;
+        } else if (strncmp(line, "everything ", 11) == 0) {
+            assert_non_null(strstr(line, " 7 "));
+            assert_non_null(strstr(line, " 13 "));
+            rows_seen++;
+        }
+    }
+    assert_int_equal(rows_seen, 3);
+    free(text);
+    ml_report_free(&report);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(misspelt_prediction_stops_the_program),
+        cmocka_unit_test(bad_tables_are_refused),
+        cmocka_unit_test(uses_and_blocks),
+        cmocka_unit_test(rows_show_the_parameters_used),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
