@@ -64,7 +64,7 @@ static int takes_value(const ml_lab *lab, const char *flag)
 {
     static const char *const option_flags[] = {"--variant", "--sweep",   "--reps", "--warmup",
                                                "--seed",    "--metrics", "--format", "--out",
-                                               "--device", "--kernels", "--save-kernels"};
+                                               "--device", "--kernels", "--save-kernels", "--gpu"};
     for (size_t i = 0; i < sizeof option_flags / sizeof option_flags[0]; i++)
         if (strcmp(flag, option_flags[i]) == 0)
             return 1;
@@ -269,6 +269,16 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             if (status != ML_EXIT_OK)
                 return status;
             options->save_kernels_path = value;
+        } else if (strcmp(flag, "--gpu") == 0) {
+            options->model_gpu = ml_gpu_facts_named(value);
+            if (options->model_gpu == NULL) {
+                char names[128] = "";
+                for (int g = 0; ml_gpu_facts_at(g) != NULL; g++)
+                    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                             g > 0 ? ", " : "", ml_gpu_facts_at(g)->name);
+                return fail(error, error_size, "--gpu: no GPU '%s' in memlab's table (%s)", value,
+                            names);
+            }
         } else if (strcmp(flag, "--device") == 0) {
             if (ml_parse_integer(value, 0, MAX_DEVICE_INDEX, &number) != 0)
                 return fail(error, error_size, "--device must be a device index (0, 1, ...), got '%s'",
@@ -283,6 +293,9 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             options->param[param_index] = number;
         }
     }
+    if (options->model_gpu != NULL && options->action != ML_ACTION_MODEL)
+        return fail(error, error_size, "--gpu NAME predicts for a GPU that is not here: use it "
+                                       "with --model");
     if (options->save_kernels_path != NULL) {
         size_t length = options->kernels_path != NULL ? strlen(options->kernels_path) : 0;
         if (length < 3 || strcmp(options->kernels_path + length - 3, ".cu") != 0)
@@ -351,6 +364,8 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "                         (global, shared, local, dram, occupancy, all), or names,\n"
           "                         comma-separated (aliases or Perfworks names)\n"
           "  --model                predictions of the access model only; needs no GPU\n"
+          "  --gpu NAME             with --model: predict for this GPU (h100, the default, h200,\n"
+          "                         a100, l4, t4, rtx4090)\n"
           "  --format table|csv|json\n"
           "  --out FILE             write the report to FILE instead of standard output\n"
           "  --device N             CUDA device index (default 0)\n"

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gpu_facts.h"
 #include "memlab.h"
 
 typedef enum { ML_FORMAT_TABLE, ML_FORMAT_CSV, ML_FORMAT_JSON } ml_format;
@@ -37,6 +38,7 @@ typedef struct {
     int device;
     const char *kernels_path;       /* --kernels: NULL for the program's own */
     const char *save_kernels_path;  /* --save-kernels: where the compiled fatbin goes */
+    const ml_gpu_facts *model_gpu;  /* --gpu NAME (with --model): NULL for the default, the H100 */
 } ml_options;
 
 /* Parses argv. Returns ML_EXIT_OK, or ML_EXIT_USAGE with a one-line reason in error

@@ -819,6 +819,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.ceiling_gbps = NAN;
     report.counter_seconds = NAN;
     if (options.action == ML_ACTION_MODEL) {
+        ml_model_gpu_set(options.model_gpu != NULL ? options.model_gpu : ml_gpu_facts_named("h100"));
+        report.model_gpu = ml_model_gpu();
         snprintf(report.profiler_note, sizeof report.profiler_note,
                  "not read: --model gives predictions only");
         int status = run_model(lab, &options, selections, &report);
@@ -873,6 +875,13 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.compute_minor = properties.minor;
     report.sm_count = properties.multiProcessorCount;
     report.l2_mib = properties.l2CacheSize / 1048576.0;
+    /* The predictions are for this device: its SMs and L2 from the runtime. */
+    static ml_gpu_facts device_facts;
+    device_facts = ml_gpu_facts_of_device(properties.name, properties.major, properties.minor,
+                                          properties.multiProcessorCount,
+                                          (double)properties.l2CacheSize);
+    ml_model_gpu_set(&device_facts);
+    report.model_gpu = ml_model_gpu();
 
     profiler_state profiler = {0};
     int wants_metrics = 0;

@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "access_model.h"
+#include "gpu_facts.h"
 #include "kernels.h"
 
 #ifdef __cplusplus

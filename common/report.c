@@ -220,7 +220,11 @@ static void print_header(const ml_report *report, FILE *stream)
     fprintf(stream, "%s: %s\n", report->lab->program, report->lab->title);
 
     fprintf(stream, key_format, "device:");
-    if (report->device_name[0] == '\0')
+    if (report->device_name[0] == '\0' && report->model_gpu != NULL)
+        fprintf(stream, "none (--model: predictions for the %s: %d SMs, %.4g MiB L2, %u-byte DRAM "
+                        "fills)\n", report->model_gpu->device_name, report->model_gpu->sm_count,
+                report->model_gpu->l2_bytes / 1048576.0, report->model_gpu->dram_fill_bytes);
+    else if (report->device_name[0] == '\0')
         fprintf(stream, "none (--model: predictions only)\n");
     else
         fprintf(stream, "%s (sm_%d%d, %d SMs, %.4g MiB L2)\n", report->device_name,
@@ -633,6 +637,22 @@ static cJSON *json_device(const ml_report *report)
     return json_built(device, ok);
 }
 
+/* The GPU the predictions are for, and where its figures come from. */
+static cJSON *json_model_gpu(const ml_report *report)
+{
+    const ml_gpu_facts *gpu = report->model_gpu;
+    if (gpu == NULL)
+        return cJSON_CreateNull();
+    cJSON *object = cJSON_CreateObject();
+    bool ok = json_add(object, "name", cJSON_CreateString(gpu->name)) &&
+              json_add(object, "device_name", cJSON_CreateString(gpu->device_name)) &&
+              json_add(object, "sm_count", cJSON_CreateNumber(gpu->sm_count)) &&
+              json_add(object, "l2_mib", cJSON_CreateNumber(gpu->l2_bytes / 1048576.0)) &&
+              json_add(object, "dram_fill_bytes", cJSON_CreateNumber(gpu->dram_fill_bytes)) &&
+              json_add(object, "source", cJSON_CreateString(gpu->source));
+    return json_built(object, ok);
+}
+
 static cJSON *json_params(const ml_lab *lab, const ml_record *record)
 {
     cJSON *params = cJSON_CreateObject();
@@ -788,6 +808,7 @@ static cJSON *json_report(const ml_report *report)
     bool ok = json_add(root, "lab", cJSON_CreateString(report->lab->program)) &&
               json_add(root, "title", cJSON_CreateString(report->lab->title)) &&
               json_add(root, "device", json_device(report)) &&
+              json_add(root, "model_gpu", json_model_gpu(report)) &&
               json_add(root, "ceiling_gbps", json_number(report->ceiling_gbps)) &&
               json_add(root, "flops_ceiling_variant",
                        report->lab->flops_ceiling != NULL

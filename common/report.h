@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "compare.h"
+#include "gpu_facts.h"
 #include "memlab.h"
 #include "stats.h"
 
@@ -82,6 +83,7 @@ typedef struct {
     double counter_seconds;     /* wall time spent reading counters (opening the profiler, every
                                    collection, closing it); NAN if none were asked for */
     ml_run_seconds seconds;
+    const ml_gpu_facts *model_gpu;  /* the GPU the predictions are for (NULL: none made) */
     int record_count;
     int record_capacity;
     ml_record *records;

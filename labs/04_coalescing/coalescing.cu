@@ -110,23 +110,26 @@ static void launch_gather(const ml_problem *problem)
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
-/* Sectors the whole input read touches: each is read from DRAM once, since the L2 is flushed
- * before every run. Indices are non-decreasing in i, so a new sector shows as a change from
- * element i - 1 (element 0 always starts one). */
-static double distinct_input_sectors(long long kind, uint64_t n, const long long *param)
+/* Bytes the input read brings from DRAM. The L2 is flushed before every run, so each piece of
+ * the input the warps touch is read once, in the pieces an L2 miss fills: 64 bytes (two sectors)
+ * on an H100 or H200, so a stride of 9 to 16 floats reads the whole span and from 17 on 64
+ * bytes per element (gpu_facts.h). Indices are non-decreasing in i, so a new piece shows as a
+ * change from element i - 1 (element 0 always starts one). */
+static double dram_read_bytes(long long kind, uint64_t n, const long long *param)
 {
-    uint64_t sectors = 0;
-#pragma omp parallel for reduction(+ : sectors)
+    uint64_t fill_bytes = ml_model_gpu()->dram_fill_bytes;
+    uint64_t fills = 0;
+#pragma omp parallel for reduction(+ : fills)
     for (uint64_t i = 0; i < n; i++) {
-        uint64_t sector = source_index(kind, i, param) * sizeof(float) / ML_SECTOR_BYTES;
-        if (i == 0 || sector != source_index(kind, i - 1, param) * sizeof(float) / ML_SECTOR_BYTES)
-            sectors++;
+        uint64_t fill = source_index(kind, i, param) * sizeof(float) / fill_bytes;
+        if (i == 0 || fill != source_index(kind, i - 1, param) * sizeof(float) / fill_bytes)
+            fills++;
     }
-    return (double)sectors;
+    return (double)fills * fill_bytes;
 }
 
 static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,
-                                double dram_read_sectors, uint64_t n, ml_prediction *prediction)
+                                double dram_read, uint64_t n, ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_efficiency", ml_efficiency_pct(loads));
     ml_predict(prediction, "gst_efficiency", ml_efficiency_pct(stores));
@@ -134,7 +137,7 @@ static void predict_from_totals(const ml_global_totals *loads, const ml_global_t
     ml_predict(prediction, "gst_transactions_per_request", ml_sectors_per_request(stores));
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
-    ml_predict(prediction, "dram_read_bytes", dram_read_sectors * ML_SECTOR_BYTES);
+    ml_predict(prediction, "dram_read_bytes", dram_read);
     /* DRAM is written in whole sectors. */
     double output_sectors = ceil((double)n * sizeof(float) / ML_SECTOR_BYTES);
     ml_predict(prediction, "dram_write_bytes", output_sectors * ML_SECTOR_BYTES);
@@ -164,7 +167,7 @@ static void predict_gather(long long kind, const long long *param, ml_prediction
         ml_global_totals_add(&loads, &load, repeats[k]);
         ml_global_totals_add(&stores, &store, repeats[k]);
     }
-    predict_from_totals(&loads, &stores, distinct_input_sectors(kind, n, param), n, prediction);
+    predict_from_totals(&loads, &stores, dram_read_bytes(kind, n, param), n, prediction);
 }
 
 /* The float4 copy: lane i moves 16 bytes at 16 * i, then the first n % 4 lanes of warp 0 move
@@ -191,7 +194,7 @@ static void predict_coalesced(long long kind, const long long *param, ml_predict
         ml_global_totals_add(&moves, &access, 1.0);
     }
     /* Loads and stores have the same shape. */
-    predict_from_totals(&moves, &moves, distinct_input_sectors(kind, n, param), n, prediction);
+    predict_from_totals(&moves, &moves, dram_read_bytes(kind, n, param), n, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */

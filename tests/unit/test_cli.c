@@ -163,6 +163,9 @@ static void bad_numbers(void **state)
     REFUSED("--seed must be a whole number", "--seed", "12ab");
     REFUSED("--device must be a device index", "--device", "-1");
     REFUSED("--device must be a device index", "--device", "x");
+    REFUSED("no GPU 'v100' in memlab's table (h100, h200, a100, l4, t4, rtx4090)", "--model",
+            "--gpu", "v100");
+    REFUSED("use it with --model", "--gpu", "h200");
 }
 
 static void bad_sweeps(void **state)
@@ -190,6 +193,37 @@ static void unwritable_output(void **state)
     assert_int_not_equal(access("/nonexistent/directory/report.json", F_OK), 0);
 }
 
+/* --model --gpu NAME: the predictions are for that GPU of the table; --model alone leaves the
+ * choice to the harness (the H100). */
+static void model_for_a_named_gpu(void **state)
+{
+    (void)state;
+    ml_options options;
+    char error[256];
+    assert_int_equal(parse(&options, error, "--model", "--gpu", "a100", NULL), ML_EXIT_OK);
+    assert_int_equal(options.action, ML_ACTION_MODEL);
+    assert_non_null(options.model_gpu);
+    assert_string_equal(options.model_gpu->name, "a100");
+    assert_int_equal(options.model_gpu->dram_fill_bytes, 32);
+    assert_int_equal(parse(&options, error, "--model", NULL), ML_EXIT_OK);
+    assert_null(options.model_gpu);
+    assert_int_equal(ml_gpu_facts_named("h100")->dram_fill_bytes, 64);
+}
+
+/* A device the table knows by a word of its name gets its fills; another gets the sector. */
+static void facts_of_a_device(void **state)
+{
+    (void)state;
+    ml_gpu_facts h100 = ml_gpu_facts_of_device("NVIDIA H100 80GB HBM3", 9, 0, 132, 52428800.0);
+    assert_int_equal(h100.dram_fill_bytes, 64);
+    assert_int_equal(h100.sm_count, 132);
+    ml_gpu_facts l40s = ml_gpu_facts_of_device("NVIDIA L40S", 8, 9, 142, 100663296.0);
+    assert_int_equal(l40s.dram_fill_bytes, 32);
+    assert_non_null(strstr(l40s.source, "not in memlab's table"));
+    ml_gpu_facts l4 = ml_gpu_facts_of_device("NVIDIA L4", 8, 9, 58, 50331648.0);
+    assert_non_null(strstr(l4.source, "L4 datasheet"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -201,6 +235,8 @@ int main(void)
         cmocka_unit_test(bad_numbers),
         cmocka_unit_test(bad_sweeps),
         cmocka_unit_test(unwritable_output),
+        cmocka_unit_test(model_for_a_named_gpu),
+        cmocka_unit_test(facts_of_a_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

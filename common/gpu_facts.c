@@ -1,0 +1,86 @@
+/* gpu_facts.c: the table of known GPUs (see gpu_facts.h). */
+#include "gpu_facts.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define MIB (1024.0 * 1024.0)
+
+/* SM counts and L2 sizes are NVIDIA's published figures, and what cudaDeviceProp reports on the
+ * parts we ran. The 64-byte DRAM fill was measured here (shared DESIGN.md): on an H100, 64M
+ * floats read at a stride of 17 floats moved 64 bytes per element, at 9 and 13 the whole span. */
+static const ml_gpu_facts known_gpus[] = {
+    {"h100", "H100", 9, 0, 132, 50 * MIB, 64,
+     "H100 SXM5 80GB: 132 SMs and 50 MiB of L2 as cudaDeviceProp reports them; 64-byte DRAM "
+     "fills measured with memlab on an H100 (CUDA 13.0)"},
+    {"h200", "H200", 9, 0, 132, 60 * MIB, 64,
+     "H200 SXM 141GB: 132 SMs and 60 MiB of L2 as cudaDeviceProp reports them; the same GH100 "
+     "chip as the H100, so its 64-byte fills are assumed"},
+    {"a100", "A100", 8, 0, 108, 40 * MIB, 32,
+     "A100 SXM4: 108 SMs and 40 MiB of L2 (NVIDIA A100 whitepaper); DRAM fill not measured: the "
+     "32-byte sector assumed"},
+    {"l4", "L4", 8, 9, 58, 48 * MIB, 32,
+     "L4: 58 SMs and 48 MiB of L2 (NVIDIA L4 datasheet); DRAM fill not measured: the 32-byte "
+     "sector assumed"},
+    {"t4", "T4", 7, 5, 40, 4 * MIB, 32,
+     "T4: 40 SMs and 4 MiB of L2 (NVIDIA Turing whitepaper); DRAM fill not measured: the 32-byte "
+     "sector assumed"},
+    {"rtx4090", "RTX 4090", 8, 9, 128, 72 * MIB, 32,
+     "GeForce RTX 4090: 128 SMs and 72 MiB of L2 (NVIDIA Ada whitepaper); DRAM fill not "
+     "measured: the 32-byte sector assumed"},
+};
+#define KNOWN_GPU_COUNT (int)(sizeof known_gpus / sizeof known_gpus[0])
+
+static const ml_gpu_facts *model_gpu = &known_gpus[0];
+
+/* 1 if word stands in text between spaces (or its ends): "L4" names "NVIDIA L4", not "L40S". */
+static int contains_word(const char *text, const char *word)
+{
+    size_t length = strlen(word);
+    for (const char *at = strstr(text, word); at != NULL; at = strstr(at + 1, word)) {
+        int starts = at == text || at[-1] == ' ';
+        int ends = at[length] == '\0' || at[length] == ' ';
+        if (starts && ends)
+            return 1;
+    }
+    return 0;
+}
+
+const ml_gpu_facts *ml_gpu_facts_named(const char *name)
+{
+    for (int i = 0; i < KNOWN_GPU_COUNT; i++)
+        if (strcmp(known_gpus[i].name, name) == 0)
+            return &known_gpus[i];
+    return NULL;
+}
+
+const ml_gpu_facts *ml_gpu_facts_at(int i)
+{
+    return i >= 0 && i < KNOWN_GPU_COUNT ? &known_gpus[i] : NULL;
+}
+
+ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
+                                    int compute_minor, int sm_count, double l2_bytes)
+{
+    ml_gpu_facts facts = {"device", device_name, compute_major, compute_minor, sm_count, l2_bytes,
+                          32, "this device: SMs and L2 from the runtime; DRAM fill not in memlab's "
+                              "table: the 32-byte sector assumed"};
+    for (int i = 0; i < KNOWN_GPU_COUNT; i++) {
+        if (contains_word(device_name, known_gpus[i].device_name)) {
+            facts.dram_fill_bytes = known_gpus[i].dram_fill_bytes;
+            facts.source = known_gpus[i].source;
+            break;
+        }
+    }
+    return facts;
+}
+
+void ml_model_gpu_set(const ml_gpu_facts *gpu)
+{
+    model_gpu = gpu;
+}
+
+const ml_gpu_facts *ml_model_gpu(void)
+{
+    return model_gpu;
+}
