@@ -39,7 +39,8 @@ typedef struct {
     int count;
 } metric_selection;
 
-void ml_predict(ml_prediction *prediction, const char *alias, double value)
+void ml_predict_range(ml_prediction *prediction, const char *alias, double low, double high,
+                      const char *reason)
 {
     const prof_metric *known = prof_metric_find(alias);
     if (known == NULL || strcmp(known->alias, alias) != 0) {
@@ -51,9 +52,25 @@ void ml_predict(ml_prediction *prediction, const char *alias, double value)
         fprintf(stderr, "memlab: more than %d predictions for one variant\n", ML_MAX_METRICS);
         exit(ML_EXIT_LAB_ERROR);
     }
-    prediction->alias[prediction->count] = alias;
-    prediction->value[prediction->count] = value;
-    prediction->count++;
+    int i = prediction->count++;
+    prediction->alias[i] = alias;
+    prediction->value[i] = high;
+    prediction->low[i] = low;
+    prediction->high[i] = high;
+    prediction->reason[i] = reason;
+}
+
+void ml_predict(ml_prediction *prediction, const char *alias, double value)
+{
+    ml_predict_range(prediction, alias, value, value, NULL);
+}
+
+void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes)
+{
+    double low = output_bytes - ml_model_gpu()->l2_bytes;
+    ml_predict_range(prediction, "dram_write_bytes", low > 0 ? low : 0, output_bytes,
+                     "the L2 writes a line back to DRAM when it evicts it, so up to the L2's size "
+                     "of the output may still be in the L2 when the kernel ends");
 }
 
 unsigned ml_threads_per_block(const ml_variant *variant)
@@ -434,10 +451,17 @@ static void fill_metric_results(ml_record *record, const metric_selection *selec
         snprintf(result->alias, sizeof result->alias, "%s", selected->name);
         prof_metric_full_name(&selected->metric, result->full_name, sizeof result->full_name);
         snprintf(result->unit, sizeof result->unit, "%s", selected->metric.unit);
-        result->predicted = NAN;
-        for (int p = 0; p < prediction->count; p++)
-            if (strcmp(prediction->alias[p], selected->name) == 0)
-                result->predicted = prediction->value[p];
+        result->predicted = result->predicted_low = NAN;
+        result->reason[0] = '\0';
+        for (int p = 0; p < prediction->count; p++) {
+            if (strcmp(prediction->alias[p], selected->name) != 0)
+                continue;
+            result->predicted = prediction->value[p];
+            if (prediction->reason[p] != NULL) {
+                result->predicted_low = prediction->low[p];
+                snprintf(result->reason, sizeof result->reason, "%s", prediction->reason[p]);
+            }
+        }
         result->measured = measured ? measured[i] : NAN;
     }
 }

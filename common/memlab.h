@@ -58,15 +58,26 @@ typedef struct {
 } ml_param;
 
 /* Predicted metric values, keyed by alias (see profiling/profiler.h and `memlab list --metrics`).
- * ml_predict refuses an alias the alias table does not know: the run stops with
- * ML_EXIT_LAB_ERROR, so a misspelt name cannot drop a prediction silently. */
+ * A point prediction has low == high == value. Where the model can only bound a counter (what
+ * the caches still hold when the kernel ends), it predicts a range low..high with a one-line
+ * reason the reports print; value is then high. ml_predict refuses an alias the alias table does
+ * not know: the run stops with ML_EXIT_LAB_ERROR, so a misspelt name cannot drop a prediction
+ * silently. */
 typedef struct {
     const char *alias[ML_MAX_METRICS];
     double value[ML_MAX_METRICS];
+    double low[ML_MAX_METRICS], high[ML_MAX_METRICS];
+    const char *reason[ML_MAX_METRICS]; /* NULL for a point prediction */
     int count;
 } ml_prediction;
 
 void ml_predict(ml_prediction *prediction, const char *alias, double value);
+void ml_predict_range(ml_prediction *prediction, const char *alias, double low, double high,
+                      const char *reason);
+/* dram_write_bytes of a kernel that writes output_bytes (in whole sectors): writes reach DRAM
+ * when the L2 evicts them, so up to the L2's size of the output may still be dirty when the
+ * kernel's range closes. A range from output_bytes less the model GPU's L2 to output_bytes. */
+void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
 
 typedef struct ml_variant ml_variant;
 

@@ -110,6 +110,8 @@ static void format_params(char *text, size_t size, const ml_lab *lab, const ml_r
     }
 }
 
+static void print_range_notes(const ml_report *report, FILE *stream);
+
 /* ---- table ----------------------------------------------------------------------------------- */
 
 #define CELL_SIZE 128
@@ -166,6 +168,16 @@ static void table_number(text_table *table, const char *format, double value)
 
 /* Counter values: counts print whole, fractions (efficiencies, per-request ratios) with four
  * significant digits. */
+static void metric_value_text(char *text, size_t size, double value)
+{
+    if (isnan(value))
+        snprintf(text, size, "-");
+    else if (value == floor(value) || fabs(value) >= 1000)
+        snprintf(text, size, "%.0f", value);
+    else
+        snprintf(text, size, "%.4g", value);
+}
+
 static void table_metric_value(text_table *table, double value)
 {
     if (!isnan(value) && (value == floor(value) || fabs(value) >= 1000))
@@ -336,6 +348,22 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
             table_cell(&table, "%s", params);
             table_cell(&table, "%s", metric->alias);
             table_cell(&table, "%s", metric->unit);
+            if (metric->reason[0] != '\0') {
+                /* A range: its two ends, and whether the measurement fell inside. */
+                char low[64], high[64];
+                metric_value_text(low, sizeof low, metric->predicted_low);
+                metric_value_text(high, sizeof high, metric->predicted);
+                table_cell(&table, "%s..%s", low, high);
+                table_metric_value(&table, metric->measured);
+                if (isnan(metric->measured))
+                    table_cell(&table, "-");
+                else
+                    table_cell(&table, "%s", metric->measured >= metric->predicted_low &&
+                                                     metric->measured <= metric->predicted
+                                                 ? "in range"
+                                                 : "outside the range");
+                continue;
+            }
             table_metric_value(&table, metric->predicted);
             table_metric_value(&table, metric->measured);
             /* No ratio to a prediction of zero (or to a missing value). */
@@ -359,6 +387,30 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
     fputc('\n', stream);
     table_print(&table, stream);
     free(table.cells);
+    print_range_notes(report, stream);
+}
+
+/* Each reason for a predicted range, once, under the metrics table. */
+static void print_range_notes(const ml_report *report, FILE *stream)
+{
+    const char *printed[64];
+    int printed_count = 0;
+    for (int r = 0; r < report->record_count; r++) {
+        for (int m = 0; m < report->records[r].metric_count; m++) {
+            const ml_metric_result *metric = &report->records[r].metric[m];
+            if (metric->reason[0] == '\0')
+                continue;
+            bool seen = false;
+            for (int i = 0; i < printed_count && !seen; i++)
+                seen = strcmp(printed[i], metric->reason) == 0;
+            if (seen || printed_count == 64)
+                continue;
+            if (printed_count == 0)
+                fputc('\n', stream);
+            printed[printed_count++] = metric->reason;
+            fprintf(stream, "range: %s: %s\n", metric->alias, metric->reason);
+        }
+    }
 }
 
 /* Registers, local and shared memory, and the occupancy they allow, once per variant and
@@ -701,6 +753,12 @@ static cJSON *json_metrics(const ml_record *record)
         bool metric_ok = json_add(metric, "alias", cJSON_CreateString(result->alias)) &&
                          json_add(metric, "unit", cJSON_CreateString(result->unit)) &&
                          json_add(metric, "predicted", json_number(result->predicted)) &&
+                         json_add(metric, "predicted_low",
+                                  json_number(result->reason[0] != '\0' ? result->predicted_low
+                                                                         : result->predicted)) &&
+                         json_add(metric, "range_reason",
+                                  result->reason[0] != '\0' ? cJSON_CreateString(result->reason)
+                                                             : cJSON_CreateNull()) &&
                          json_add(metric, "measured", json_number(result->measured));
         ok = json_add(metrics, key, json_built(metric, metric_ok));
     }

@@ -15,7 +15,9 @@ typedef struct {
     char alias[128];
     char full_name[256];        /* Perfworks name, or "numerator / denominator" */
     char unit[32];
-    double predicted;           /* NAN when the model makes no prediction */
+    double predicted;           /* NAN when the model makes no prediction; a range's high end */
+    double predicted_low;       /* a range's low end; NAN for a point prediction */
+    char reason[256];           /* why the model predicts a range ("" for a point) */
     double measured;            /* NAN when not measured (no profiler, --model) */
 } ml_metric_result;
 

@@ -138,9 +138,9 @@ static void predict_from_totals(const ml_global_totals *loads, const ml_global_t
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
     ml_predict(prediction, "dram_read_bytes", dram_read);
-    /* DRAM is written in whole sectors. */
+    /* DRAM is written in whole sectors, when the L2 evicts them: a range. */
     double output_sectors = ceil((double)n * sizeof(float) / ML_SECTOR_BYTES);
-    ml_predict(prediction, "dram_write_bytes", output_sectors * ML_SECTOR_BYTES);
+    ml_predict_dram_writes(prediction, output_sectors * ML_SECTOR_BYTES);
 }
 
 /* A one-float-per-thread copy: warp w reads element source_index(i) for its lanes

@@ -213,7 +213,7 @@ static void predict_from_accesses(const long long *param, const field_access *lo
     ml_predict(prediction, "gst_transactions", store_totals.sectors);
     ml_predict(prediction, "gst_requests", store_totals.requests);
     ml_predict(prediction, "dram_read_bytes", dram_read_bytes);
-    ml_predict(prediction, "dram_write_bytes", dram_write_bytes);
+    ml_predict_dram_writes(prediction, dram_write_bytes);
 }
 
 /* Both AoS kernels copy the whole particle (32 bytes in either struct), whichever update they
