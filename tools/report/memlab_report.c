@@ -16,6 +16,11 @@
  *   memlab_report seconds REPORT.json
  *       where the run's time went: wall, kernels, counters and host seconds, separated by tabs,
  *       then host / (kernels + counters); exit status 1 for a --model run (nothing was timed)
+ *   memlab_report census [--list] REPORT.json...
+ *       how the access model did: of the pairs with a prediction and a measurement, how many
+ *       lie within 5% of a point prediction, how many inside a predicted range (its ends
+ *       stretched by 5%, as the lab's tables judge it), how many outside; --list names each
+ *       pair outside. Exit status 1 when no pair was measured
  *   memlab_report series --variant V --x PARAM --columns C,... [SELECTION] REPORT.json...
  *       a line plot's columns: PARAM, then each C, one row per value of PARAM
  *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
@@ -30,6 +35,7 @@
  * points (a note, not an error: the plot is skipped); 2 for bad usage, or a report that cannot
  * be read (labs, notes, series and bars skip such a report with a warning instead).
  */
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +50,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|labs|seconds|series|bars ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|labs|seconds|census|series|bars ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -249,6 +255,73 @@ static int seconds_command(int argc, char **argv)
     return status;
 }
 
+/* The census's verdict on one metric of a record: 0 within 5% of a point prediction (or both 0),
+ * 1 inside a predicted range, 2 outside, -1 no pair (nothing predicted or measured). */
+static int census_verdict(const cJSON *metric, double *predicted, double *measured)
+{
+    const cJSON *point = cJSON_GetObjectItemCaseSensitive(metric, "predicted");
+    const cJSON *low = cJSON_GetObjectItemCaseSensitive(metric, "predicted_low");
+    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(metric, "measured");
+    if (!cJSON_IsNumber(point) || !cJSON_IsNumber(value))
+        return -1;
+    *predicted = point->valuedouble;
+    *measured = value->valuedouble;
+    /* A range, as the report tables judge it: its ends stretched by the same 5%. */
+    if (cJSON_IsString(reason) && cJSON_IsNumber(low))
+        return *measured >= 0.95 * low->valuedouble && *measured <= 1.05 * *predicted ? 1 : 2;
+    if (*predicted == 0)
+        return *measured == 0 ? 0 : 2;
+    return fabs(*measured - *predicted) <= 0.05 * fabs(*predicted) ? 0 : 2;
+}
+
+static int census_command(int argc, char **argv)
+{
+    bool list = argc > 0 && strcmp(argv[0], "--list") == 0;
+    report_request request;
+    int status = parse_request(argc - list, argv + list, &request, true);
+    long count[3] = {0, 0, 0};
+    for (int i = 0; i < request.report_count && status == EXIT_SUCCESS; i++) {
+        const cJSON *report = request.reports[i];
+        const cJSON *lab = cJSON_GetObjectItemCaseSensitive(report, "lab");
+        const cJSON *record = NULL;
+        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+        {
+            const cJSON *variant = cJSON_GetObjectItemCaseSensitive(record, "variant");
+            const cJSON *metric = NULL;
+            cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+            {
+                double predicted, measured;
+                int verdict = census_verdict(metric, &predicted, &measured);
+                if (verdict < 0)
+                    continue;
+                count[verdict]++;
+                if (verdict == 2 && list) {
+                    char *params = cJSON_PrintUnformatted(
+                        cJSON_GetObjectItemCaseSensitive(record, "params"));
+                    printf("outside: %s %s %s %s: predicted %.6g, measured %.6g\n",
+                           cJSON_IsString(lab) ? lab->valuestring : "?",
+                           cJSON_IsString(variant) ? variant->valuestring : "?",
+                           params != NULL ? params : "",
+                           cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring,
+                           predicted, measured);
+                    free(params);
+                }
+            }
+        }
+    }
+    long pairs = count[0] + count[1] + count[2];
+    if (status == EXIT_SUCCESS && pairs == 0) {
+        fprintf(stderr, "memlab_report: census: no pair of a prediction and a measurement\n");
+        status = EXIT_NO_DATA;
+    }
+    if (status == EXIT_SUCCESS)
+        printf("census: %ld pairs: %ld within 5%% (%.1f%%), %ld inside their range, %ld outside\n",
+               pairs, count[0], 100.0 * count[0] / pairs, count[1], count[2]);
+    free_request(&request);
+    return status;
+}
+
 static int columns_command(int argc, char **argv, bool series)
 {
     report_request request;
@@ -314,6 +387,8 @@ int main(int argc, char **argv)
         return distinct_command(argc - 2, argv + 2, lab_of);
     if (strcmp(command, "seconds") == 0)
         return seconds_command(argc - 2, argv + 2);
+    if (strcmp(command, "census") == 0)
+        return census_command(argc - 2, argv + 2);
     if (strcmp(command, "series") == 0)
         return columns_command(argc - 2, argv + 2, true);
     if (strcmp(command, "bars") == 0)

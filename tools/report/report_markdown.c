@@ -273,6 +273,66 @@ static void metric_row(FILE *stream, const cJSON *record, const char *alias, con
     fputc('\n', stream);
 }
 
+/* A value as the metrics table writes it, for the two ends of a range. */
+static void metric_value_text(char *text, size_t size, double value)
+{
+    bool whole = !isnan(value) && (value == floor(value) || fabs(value) >= 1000);
+    if (isnan(value))
+        snprintf(text, size, "-");
+    else
+        snprintf(text, size, whole ? "%.0f" : "%.4g", value);
+}
+
+/* A row whose prediction is a range: low..high, and whether the measurement fell inside (its
+ * ends stretched by 5%, as the lab's own table judges it). */
+static void range_row(FILE *stream, const cJSON *record, const char *alias, const char *unit,
+                      double low, double high, double measured)
+{
+    char low_text[64], high_text[64];
+    metric_value_text(low_text, sizeof low_text, low);
+    metric_value_text(high_text, sizeof high_text, high);
+    fputs("|", stream);
+    cell_text(stream, member(record, "variant")->valuestring);
+    cell_params(stream, record);
+    cell_text(stream, alias);
+    cell_text(stream, unit);
+    fprintf(stream, " %s..%s |", low_text, high_text);
+    cell_metric_value(stream, measured);
+    if (isnan(measured))
+        fputs(" - |", stream);
+    else
+        fprintf(stream, " %s |", measured >= 0.95 * low && measured <= 1.05 * high
+                                     ? "in range" : "outside the range");
+    fputc('\n', stream);
+}
+
+/* Why each ranged prediction is a range: each reason once, under the metrics table. */
+static void write_range_reasons(const cJSON *records, FILE *stream)
+{
+    const char *written[64];
+    int written_count = 0;
+    const cJSON *record;
+    cJSON_ArrayForEach(record, records) {
+        const cJSON *metric;
+        cJSON_ArrayForEach(metric, member(record, "metrics")) {
+            const cJSON *reason = member(metric, "range_reason");
+            if (!cJSON_IsString(reason) || written_count == 64)
+                continue;
+            bool seen = false;
+            for (int i = 0; i < written_count && !seen; i++)
+                seen = strcmp(written[i], reason->valuestring) == 0;
+            if (seen)
+                continue;
+            if (written_count == 0)
+                fputc('\n', stream);
+            written[written_count++] = reason->valuestring;
+            const cJSON *alias = member(metric, "alias");
+            fprintf(stream, "Range of %s: %s.\n", cJSON_IsString(alias) ? alias->valuestring : "",
+                    reason->valuestring);
+        }
+    }
+}
+
 static void write_metrics(const cJSON *report, FILE *stream)
 {
     const cJSON *records = member(report, "records");
@@ -288,16 +348,24 @@ static void write_metrics(const cJSON *report, FILE *stream)
         cJSON_ArrayForEach(metric, member(record, "metrics")) {
             const cJSON *alias = member(metric, "alias");
             const cJSON *unit = member(metric, "unit");
-            metric_row(stream, record, cJSON_IsString(alias) ? alias->valuestring : metric->string,
-                       cJSON_IsString(unit) ? unit->valuestring : "",
-                       number_or_nan(member(metric, "predicted")),
-                       number_or_nan(member(metric, "measured")), false);
+            const char *name = cJSON_IsString(alias) ? alias->valuestring : metric->string;
+            const char *unit_text = cJSON_IsString(unit) ? unit->valuestring : "";
+            if (cJSON_IsString(member(metric, "range_reason")))
+                range_row(stream, record, name, unit_text,
+                          number_or_nan(member(metric, "predicted_low")),
+                          number_or_nan(member(metric, "predicted")),
+                          number_or_nan(member(metric, "measured")));
+            else
+                metric_row(stream, record, name, unit_text,
+                           number_or_nan(member(metric, "predicted")),
+                           number_or_nan(member(metric, "measured")), false);
         }
         double predicted = rd_value(record, "flops_per_gld_byte_predicted");
         double measured = rd_value(record, "flops_per_gld_byte_measured");
         if (!isnan(predicted) && !isnan(measured))
             metric_row(stream, record, "flops_per_gld_byte", "FLOP/B", predicted, measured, true);
     }
+    write_range_reasons(records, stream);
 }
 
 /* One line: where the run's time went (a GPU run only). */
