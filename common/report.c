@@ -5,6 +5,7 @@
  * value is missing, and the coefficient of variation as a ratio (the table shows it in %).
  */
 #include "report.h"
+#include "report_data.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -76,15 +77,6 @@ static int has_intensity(const ml_record *record)
            !isnan(record->flops_per_gld_byte_measured);
 }
 
-static const ml_metric_result *find_metric(const ml_record *record, const char *alias)
-{
-    for (int i = 0; i < record->metric_count; i++)
-        if (strcmp(record->metric[i].alias, alias) == 0)
-            return &record->metric[i];
-    return NULL;
-}
-
-/* "n=1024 stride=2": the record's sizes in one cell or one line. */
 /* 1 if the record's variant reads size parameter i: the text tables show only those (a strided
  * row has no offset); CSV and JSON keep every parameter, so their columns stay fixed. */
 static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
@@ -95,6 +87,7 @@ static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
     return true;
 }
 
+/* "n=1024 stride=2": the sizes the record's variant reads, in one cell or one line. */
 static void format_params(char *text, size_t size, const ml_lab *lab, const ml_record *record)
 {
     size_t used = 0;
@@ -514,116 +507,6 @@ void ml_report_table(const ml_report *report, FILE *stream)
     print_run_seconds(report, stream);
 }
 
-/* ---- CSV ------------------------------------------------------------------------------------- */
-
-/* Every metric alias of the report, each once, in first-seen order; returns how many. The
- * caller frees *aliases. */
-static int collect_metric_aliases(const ml_report *report, const char ***aliases)
-{
-    size_t total = 0;
-    for (int r = 0; r < report->record_count; r++)
-        total += (size_t)report->records[r].metric_count;
-    *aliases = calloc(total + 1, sizeof **aliases);    /* + 1: calloc(0) may return NULL */
-    if (*aliases == NULL)
-        out_of_memory();
-
-    int count = 0;
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        for (int m = 0; m < record->metric_count; m++) {
-            const char *alias = record->metric[m].alias;
-            bool seen = false;
-            for (int i = 0; i < count && !seen; i++)
-                seen = (strcmp((*aliases)[i], alias) == 0);
-            if (!seen) {
-                (*aliases)[count] = alias;
-                count++;
-            }
-        }
-    }
-    return count;
-}
-
-/* Each field after the first starts with its comma. A NAN is an empty field. */
-static void csv_number(FILE *stream, double value)
-{
-    fputc(',', stream);
-    if (!isnan(value))
-        fprintf(stream, "%.9g", value);
-}
-
-/* RFC 4180: the field in double quotes, each double quote inside doubled. */
-static void csv_quoted(FILE *stream, const char *text)
-{
-    fputs(",\"", stream);
-    for (const char *c = text; *c != '\0'; c++) {
-        if (*c == '"')
-            fputc('"', stream);
-        fputc(*c, stream);
-    }
-    fputc('"', stream);
-}
-
-void ml_report_csv(const ml_report *report, FILE *stream)
-{
-    const ml_lab *lab = report->lab;
-    const char **aliases = NULL;
-    int alias_count = collect_metric_aliases(report, &aliases);
-
-    fputs("lab,variant", stream);
-    for (int i = 0; i < lab->num_params; i++)
-        fprintf(stream, ",%s", lab->params[i].name);
-    fputs(",device,median_ms,min_ms,max_ms,cv,bytes,gbps,pct_of_ceiling,flops,gflops,"
-          "pct_of_flops_ceiling,flops_per_gld_byte_predicted,flops_per_gld_byte_measured,"
-          "correct,max_rel_error,registers_per_thread,local_bytes_per_thread,"
-          "spill_store_bytes,spill_load_bytes,shared_bytes_per_block,threads_per_block,"
-          "blocks_per_sm,occupancy_pct",
-          stream);
-    for (int a = 0; a < alias_count; a++)
-        fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
-    fputc('\n', stream);
-
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        fprintf(stream, "%s,%s", lab->program, record->variant);
-        for (int i = 0; i < lab->num_params; i++)
-            fprintf(stream, ",%lld", record->param[i]);
-        csv_quoted(stream, report->device_name);
-        csv_number(stream, if_timed(record, record->time_ms.median));
-        csv_number(stream, if_timed(record, record->time_ms.min));
-        csv_number(stream, if_timed(record, record->time_ms.max));
-        csv_number(stream, if_timed(record, record->time_ms.cv));
-        csv_number(stream, record->bytes);
-        csv_number(stream, if_timed(record, record->gbps));
-        csv_number(stream, if_timed(record, record->pct_of_ceiling));
-        csv_number(stream, record->flops);
-        csv_number(stream, if_timed(record, record->gflops));
-        csv_number(stream, if_timed(record, record->pct_of_flops_ceiling));
-        csv_number(stream, record->flops_per_gld_byte_predicted);
-        csv_number(stream, record->flops_per_gld_byte_measured);
-        csv_number(stream, record->checked ? record->correct : NAN);
-        csv_number(stream, record->checked ? record->comparison.max_rel_error : NAN);
-        const ml_kernel_resources *resources = &record->resources;
-        bool known = resources->known;
-        csv_number(stream, known ? resources->registers_per_thread : NAN);
-        csv_number(stream, known ? (double)resources->local_bytes_per_thread : NAN);
-        bool spills_known = known && resources->spill_store_bytes >= 0;
-        csv_number(stream, spills_known ? resources->spill_store_bytes : NAN);
-        csv_number(stream, spills_known ? resources->spill_load_bytes : NAN);
-        csv_number(stream, known ? (double)resources->shared_bytes_per_block : NAN);
-        csv_number(stream, known ? resources->threads_per_block : NAN);
-        csv_number(stream, known ? resources->blocks_per_sm : NAN);
-        csv_number(stream, known ? resources->occupancy_pct : NAN);
-        for (int a = 0; a < alias_count; a++) {
-            const ml_metric_result *metric = find_metric(record, aliases[a]);
-            csv_number(stream, (metric != NULL) ? metric->predicted : NAN);
-            csv_number(stream, (metric != NULL) ? metric->measured : NAN);
-        }
-        fputc('\n', stream);
-    }
-    free(aliases);
-}
-
 /* ---- JSON ------------------------------------------------------------------------------------ */
 
 /* Every builder returns NULL when cJSON runs out of memory; json_add and json_append pass that
@@ -881,6 +764,21 @@ static cJSON *json_report(const ml_report *report)
               json_add(root, "seconds", json_seconds(report)) &&
               json_add(root, "records", json_records(report));
     return json_built(root, ok);
+}
+
+/* ---- CSV ------------------------------------------------------------------------------------- */
+
+/* The one CSV writer is report_data.c's, which memlab_report also uses on a report's JSON: the
+ * program's --format csv goes through the JSON it would write (every double kept exactly), so
+ * the CSV of a run and the CSV made later from its JSON are the same text by construction. */
+int ml_report_csv(const ml_report *report, FILE *stream)
+{
+    cJSON *root = json_report(report);
+    if (root == NULL)
+        return -1;
+    rd_write_csv(root, stream);
+    cJSON_Delete(root);
+    return 0;
 }
 
 int ml_report_json(const ml_report *report, FILE *stream)

@@ -203,8 +203,8 @@ double rd_value(const cJSON *record, const char *column)
 
 /* ---- CSV ------------------------------------------------------------------------------------- */
 
-/* Each field after the first starts with its comma; nothing for a missing value. The format is
- * ml_report_csv's, and the JSON keeps every double exactly, so the text comes out the same. */
+/* Each field after the first starts with its comma; nothing for a missing value (%.9g keeps a
+ * float's digits). */
 static void csv_number(FILE *stream, double value)
 {
     fputc(',', stream);
