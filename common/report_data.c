@@ -173,6 +173,26 @@ static double param_value(const cJSON *record, const char *name)
     return number(member(member(record, "params"), name));
 }
 
+const cJSON *rd_record(const cJSON *report, const char *variant)
+{
+    const cJSON *record;
+    cJSON_ArrayForEach(record, member(report, "records")) {
+        if (strcmp(rd_variant(record), variant) == 0)
+            return record;
+    }
+    return NULL;
+}
+
+const char *rd_variant(const cJSON *record)
+{
+    return member(record, "variant")->valuestring; /* rd_parse checked that it is a string */
+}
+
+const cJSON *rd_metric(const cJSON *record, const char *name)
+{
+    return find_metric(record, name, strlen(name));
+}
+
 double rd_value(const cJSON *record, const char *column)
 {
     static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "flops", "gflops",

@@ -37,6 +37,13 @@ const char *rd_title(const cJSON *report);
 /* Why counters were not read, or NULL when they were. */
 const char *rd_profiler_note(const cJSON *report);
 
+/* The first record of a variant, or NULL. */
+const cJSON *rd_record(const cJSON *report, const char *variant);
+/* A record's variant name. */
+const char *rd_variant(const cJSON *record);
+/* A record's metric object by alias (gld_efficiency) or Perfworks name, or NULL. */
+const cJSON *rd_metric(const cJSON *record, const char *name);
+
 /* One value of a record by column name, NAN when the record has none:
  *   a top-level number: bytes, gbps, pct_of_ceiling, flops, gflops, pct_of_flops_ceiling,
  *     max_rel_error, mismatches; correct (1 or 0);

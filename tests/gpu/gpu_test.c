@@ -1,6 +1,7 @@
 /* gpu_test.c: running a lab program and reading its report. */
 #define _POSIX_C_SOURCE 200809L
 #include "gpu_test.h"
+#include "report_data.h"
 
 #include <math.h>
 #include <signal.h>
@@ -100,42 +101,35 @@ cJSON *gpu_test_run_lab(const char *arguments, int time_limit_s, int *exit_statu
     *exit_status = child < 0 ? -1 : wait_with_limit(child, time_limit_s);
     char *text = read_file(json_path);
     unlink(json_path);
-    cJSON *report = text != NULL ? cJSON_Parse(text) : NULL;
+    char error[512];
+    cJSON *report = text != NULL ? rd_parse(text, json_path, error, sizeof error) : NULL;
+    if (text != NULL && report == NULL)
+        fprintf(stderr, "gpu test: %s\n", error);
     free(text);
     return report;
 }
 
-static double number_or_nan(const cJSON *item)
-{
-    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
-}
-
+/* Reports are read with the one reader of the format, common/report_data.h. */
 int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured)
 {
-    const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(record, "metrics");
-    const cJSON *metric = NULL;
-    cJSON_ArrayForEach(metric, metrics)
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, alias) == 0) {
-            *predicted = number_or_nan(cJSON_GetObjectItemCaseSensitive(metric, "predicted"));
-            *measured = number_or_nan(cJSON_GetObjectItemCaseSensitive(metric, "measured"));
-            return 0;
-        }
-    }
-    return -1;
+    if (rd_metric(record, alias) == NULL)
+        return -1;
+    char column[160];
+    snprintf(column, sizeof column, "%s.predicted", alias);
+    *predicted = rd_value(record, column);
+    snprintf(column, sizeof column, "%s.measured", alias);
+    *measured = rd_value(record, column);
+    return 0;
 }
 
 const char *gpu_test_profiler_note(const cJSON *report)
 {
-    const cJSON *note = cJSON_GetObjectItemCaseSensitive(report, "profiler_note");
-    return cJSON_IsString(note) ? note->valuestring : NULL;
+    return rd_profiler_note(report);
 }
 
 long long gpu_test_param(const cJSON *record, const char *name)
 {
-    const cJSON *params = cJSON_GetObjectItemCaseSensitive(record, "params");
-    return (long long)number_or_nan(cJSON_GetObjectItemCaseSensitive(params, name));
+    return (long long)rd_value(record, name);
 }
 
 cJSON *gpu_test_run_correct(const char *arguments, int time_limit_s)
@@ -149,9 +143,8 @@ cJSON *gpu_test_run_correct(const char *arguments, int time_limit_s)
     const cJSON *record = NULL;
     cJSON_ArrayForEach(record, records)
     {
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")))
-            fail_msg("%s is not correct with %s",
-                     cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, arguments);
+        if (rd_value(record, "correct") != 1)
+            fail_msg("%s is not correct with %s", rd_variant(record), arguments);
     }
     return report;
 }
@@ -189,15 +182,10 @@ double gpu_test_predicted(const cJSON *record, const char *alias)
 
 const cJSON *gpu_test_record(const cJSON *report, const char *variant)
 {
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
-            return record;
-    }
-    fail_msg("no record of variant %s", variant);
-    return NULL;
+    const cJSON *record = rd_record(report, variant);
+    if (record == NULL)
+        fail_msg("no record of variant %s", variant);
+    return record;
 }
 
 void gpu_test_write_kernels(const char *text, char *path, size_t size)
