@@ -173,6 +173,38 @@ static double param_value(const cJSON *record, const char *name)
     return number(member(member(record, "params"), name));
 }
 
+const cJSON *rd_records(const cJSON *report)
+{
+    return member(report, "records");
+}
+
+const cJSON *rd_metrics(const cJSON *record)
+{
+    return member(record, "metrics");
+}
+
+double rd_metric_number(const cJSON *metric, const char *field)
+{
+    return number(member(metric, field));
+}
+
+const char *rd_metric_text(const cJSON *metric, const char *field)
+{
+    const cJSON *text = member(metric, field);
+    return cJSON_IsString(text) ? text->valuestring : NULL;
+}
+
+double rd_report_number(const cJSON *report, const char *field)
+{
+    return number(member(report, field));
+}
+
+const char *rd_report_text(const cJSON *report, const char *field)
+{
+    const cJSON *text = member(report, field);
+    return cJSON_IsString(text) ? text->valuestring : NULL;
+}
+
 const cJSON *rd_record(const cJSON *report, const char *variant)
 {
     const cJSON *record;
@@ -186,6 +218,12 @@ const cJSON *rd_record(const cJSON *report, const char *variant)
 const char *rd_variant(const cJSON *record)
 {
     return member(record, "variant")->valuestring; /* rd_parse checked that it is a string */
+}
+
+const char *rd_kernel(const cJSON *record)
+{
+    const cJSON *kernel = member(member(record, "resources"), "kernel");
+    return cJSON_IsString(kernel) ? kernel->valuestring : NULL;
 }
 
 const cJSON *rd_metric(const cJSON *record, const char *name)

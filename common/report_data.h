@@ -37,10 +37,25 @@ const char *rd_title(const cJSON *report);
 /* Why counters were not read, or NULL when they were. */
 const char *rd_profiler_note(const cJSON *report);
 
+/* The records of a report, and the metrics of a record (keyed by Perfworks name), to walk with
+ * cJSON_ArrayForEach. */
+const cJSON *rd_records(const cJSON *report);
+const cJSON *rd_metrics(const cJSON *record);
+/* A metric's number ("predicted", "predicted_low", "measured"; NAN for null) or text ("alias",
+ * "unit", "range_reason"; NULL when absent). */
+double rd_metric_number(const cJSON *metric, const char *field);
+const char *rd_metric_text(const cJSON *metric, const char *field);
+/* A number of the report itself ("counter_seconds", "ceiling_gbps"), NAN for null, and a text
+ * ("flops_ceiling_variant"), NULL when null. */
+double rd_report_number(const cJSON *report, const char *field);
+const char *rd_report_text(const cJSON *report, const char *field);
+
 /* The first record of a variant, or NULL. */
 const cJSON *rd_record(const cJSON *report, const char *variant);
-/* A record's variant name. */
+/* A record's variant name, and its kernel as the driver names it (NULL for a library call or a
+ * --model run). */
 const char *rd_variant(const cJSON *record);
+const char *rd_kernel(const cJSON *record);
 /* A record's metric object by alias (gld_efficiency) or Perfworks name, or NULL. */
 const cJSON *rd_metric(const cJSON *record, const char *name);
 

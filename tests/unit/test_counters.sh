@@ -14,7 +14,7 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # A report with one variant: a count, a ratio, a percentage and the DRAM bytes written.
 report() {
   cat >"$work/report.json" <<JSON
-{"records": [{"variant": "copy", "resources": {"kernel": "_Z4copyPfPKfm"},
+{"lab": "coalescing", "records": [{"variant": "copy", "params": {"n": 1}, "resources": {"kernel": "_Z4copyPfPKfm"},
   "metrics": {
     "dram__bytes_read.sum": {"alias": "dram_read_bytes", "unit": "bytes", "measured": $1},
     "smsp__sass_inst_executed_op_shared_ld.sum / smsp__inst_executed_op_shared_ld.sum":
@@ -75,7 +75,7 @@ conflict_report() {  # conflict_report COUNT RATIO|none
   local ratio=""
   [[ $2 != none ]] &&
     ratio=", \"$conflicts / $loads\": {\"alias\": \"per_load\", \"unit\": \"conflicts\", \"measured\": $2}"
-  echo "{\"records\": [{\"variant\": \"copy\", \"metrics\": {\"$conflicts\":
+  echo "{\"lab\": \"bank_conflicts\", \"records\": [{\"variant\": \"copy\", \"params\": {}, \"metrics\": {\"$conflicts\":
     {\"alias\": \"conflicts\", \"unit\": \"conflicts\", \"measured\": $1}$ratio}}]}" >"$work/conflicts.json"
   "$counters" compare "$work/conflicts.json" copy "$work/conflicts.csv" 0 >"$work/out" 2>&1
 }
@@ -99,28 +99,28 @@ done
 [[ $? == 2 ]] || fail "an unknown variant was not refused with exit 2"
 
 # counter-seconds: the report's own collection time; none when the counters were not read.
-echo '{"profiler_note": null, "counter_seconds": 1.25, "records": []}' >"$work/timed.json"
+echo '{"lab": "coalescing", "profiler_note": null, "counter_seconds": 1.25, "records": []}' >"$work/timed.json"
 [[ $("$counters" counter-seconds "$work/timed.json") == 1.250 ]] ||
   fail "counter-seconds did not read 1.25"
-echo '{"profiler_note": "not read: no permission", "counter_seconds": 0.01, "records": []}' >"$work/noted.json"
+echo '{"lab": "coalescing", "profiler_note": "not read: no permission", "counter_seconds": 0.01, "records": []}' >"$work/noted.json"
 "$counters" counter-seconds "$work/noted.json" >/dev/null 2>&1
 [[ $? == 1 ]] || fail "counter-seconds of a report that read no counters did not exit 1"
-echo '{"profiler_note": null, "counter_seconds": null, "records": []}' >"$work/none.json"
+echo '{"lab": "coalescing", "profiler_note": null, "counter_seconds": null, "records": []}' >"$work/none.json"
 "$counters" counter-seconds "$work/none.json" >/dev/null 2>&1
 [[ $? == 1 ]] || fail "counter-seconds of a report that asked for no counters did not exit 1"
 "$counters" counter-seconds "$work/missing.json" >/dev/null 2>&1
 [[ $? == 2 ]] || fail "counter-seconds of a missing file did not exit 2"
 
 # best: the record closest to its ceiling over several reports; a FLOP/s ceiling is no contender.
-echo '{"records": [{"variant": "padded", "pct_of_ceiling": 83.6}, {"variant": "naive", "pct_of_ceiling": 12.8}]}' >"$work/a.json"
-echo '{"records": [{"variant": "swizzled", "pct_of_ceiling": 81.8}]}' >"$work/b.json"
+echo '{"lab": "bank_conflicts", "records": [{"variant": "padded", "params": {}, "pct_of_ceiling": 83.6}, {"variant": "naive", "params": {}, "pct_of_ceiling": 12.8}]}' >"$work/a.json"
+echo '{"lab": "bank_conflicts", "records": [{"variant": "swizzled", "params": {}, "pct_of_ceiling": 81.8}]}' >"$work/b.json"
 [[ $("$counters" best "$work/a.json" "$work/b.json") == "padded 83.6 copy" ]] ||
   fail "best over two reports did not pick padded"
-echo '{"flops_ceiling_variant": "cublas", "records": [{"variant": "cublas", "pct_of_flops_ceiling": 100},
-  {"variant": "coarsened", "pct_of_flops_ceiling": 78.2}]}' >"$work/c.json"
+echo '{"lab": "shared_tiling", "flops_ceiling_variant": "cublas", "records": [{"variant": "cublas", "params": {}, "pct_of_flops_ceiling": 100},
+  {"variant": "coarsened", "params": {}, "pct_of_flops_ceiling": 78.2}]}' >"$work/c.json"
 [[ $("$counters" best "$work/c.json") == "coarsened 78.2 cublas" ]] ||
   fail "best counted the FLOP/s ceiling as a contender"
-echo '{"records": [{"variant": "x", "pct_of_ceiling": null}]}' >"$work/d.json"
+echo '{"lab": "bank_conflicts", "records": [{"variant": "x", "params": {}, "pct_of_ceiling": null}]}' >"$work/d.json"
 "$counters" best "$work/d.json" >/dev/null 2>&1
 [[ $? == 2 ]] || fail "best of a report without timings did not exit 2"
 

@@ -35,6 +35,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "report_data.h"
+
 #define COUNT_TOLERANCE 0.01        /* relative */
 #define PERCENT_TOLERANCE 0.5       /* points */
 #define RESIDUE_RATIO 0.01          /* per event of the denominator */
@@ -48,41 +50,15 @@ static void die(const char *message, const char *detail)
     exit(2);
 }
 
-static char *read_text(const char *path)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        die("cannot read ", path);
-    size_t capacity = 1 << 16, length = 0;
-    char *text = malloc(capacity);
-    size_t got;
-    while (text != NULL && (got = fread(text + length, 1, capacity - length - 1, file)) > 0) {
-        length += got;
-        if (length + 1 == capacity)
-            text = realloc(text, capacity *= 2);
-    }
-    fclose(file);
-    if (text == NULL)
-        die("out of memory reading ", path);
-    text[length] = '\0';
-    return text;
-}
 
+/* Reports are read with the one reader of the format, common/report_data.h. */
 static cJSON *read_report(const char *path)
 {
-    char *text = read_text(path);
-    cJSON *report = cJSON_Parse(text);
-    free(text);
-    if (report == NULL || !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(report, "records")))
-        die("not a memlab JSON report: ", path);
+    char error[512];
+    cJSON *report = rd_load(path, error, sizeof error);
+    if (report == NULL)
+        die("not a memlab JSON report: ", error);
     return report;
-}
-
-static const char *kernel_of(const cJSON *record)
-{
-    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
-    const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(resources, "kernel");
-    return cJSON_IsString(kernel) ? kernel->valuestring : NULL;
 }
 
 /* Prints the Perfworks names a record's metrics need; keys are a name or "a / b". */
@@ -90,7 +66,7 @@ static void print_names(const cJSON *record)
 {
     const cJSON *metric = NULL;
     int first = 1;
-    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    cJSON_ArrayForEach(metric, rd_metrics(record))
     {
         char key[512];
         snprintf(key, sizeof key, "%s", metric->string);
@@ -109,13 +85,12 @@ static int list_variants(const char *path)
 {
     cJSON *report = read_report(path);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, rd_records(report))
     {
-        const char *kernel = kernel_of(record);
-        const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(record, "metrics");
-        if (kernel == NULL || cJSON_GetArraySize(metrics) == 0)
+        const char *kernel = rd_kernel(record);
+        if (kernel == NULL || cJSON_GetArraySize(rd_metrics(record)) == 0)
             continue;
-        printf("%s %s ", cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, kernel);
+        printf("%s %s ", rd_variant(record), kernel);
         print_names(record);
         putchar('\n');
     }
@@ -213,18 +188,6 @@ static int ncu_value_of(const char *path, const char *name)
     return 0;
 }
 
-static const cJSON *find_record(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0)
-            return record;
-    }
-    return NULL;
-}
-
 static double parse_bytes(const char *text)
 {
     char *end = NULL;
@@ -242,7 +205,7 @@ static double count_residue(const cJSON *record, const char *count_name, const n
 {
     size_t length = strlen(count_name);
     const cJSON *metric = NULL;
-    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    cJSON_ArrayForEach(metric, rd_metrics(record))
     {
         const char *key = metric->string;
         if (strncmp(key, count_name, length) == 0 && strncmp(key + length, " / ", 3) == 0) {
@@ -258,7 +221,7 @@ static int compare(const char *report_path, const char *variant, const char *ncu
                    double write_floor)
 {
     cJSON *report = read_report(report_path);
-    const cJSON *record = find_record(report, variant);
+    const cJSON *record = rd_record(report, variant);
     if (record == NULL)
         die("no record of variant ", variant);
     ncu_value values[MAX_NCU_METRICS];
@@ -266,7 +229,7 @@ static int compare(const char *report_path, const char *variant, const char *ncu
 
     int disagreements = 0;
     const cJSON *metric = NULL;
-    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    cJSON_ArrayForEach(metric, rd_metrics(record))
     {
         char key[512];
         snprintf(key, sizeof key, "%s", metric->string);
@@ -279,10 +242,11 @@ static int compare(const char *report_path, const char *variant, const char *ncu
         } else {
             theirs = ncu_lookup(values, value_count, key);
         }
-        const cJSON *measured = cJSON_GetObjectItemCaseSensitive(metric, "measured");
-        const char *unit = cJSON_GetObjectItemCaseSensitive(metric, "unit")->valuestring;
-        const char *alias = cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring;
-        double ours = cJSON_IsNumber(measured) ? measured->valuedouble : NAN;
+        const char *unit = rd_metric_text(metric, "unit");
+        const char *alias = rd_metric_text(metric, "alias");
+        if (unit == NULL || alias == NULL)
+            die("a metric without its unit or alias in ", report_path);
+        double ours = rd_metric_number(metric, "measured");
         int is_percent = strcmp(unit, "%") == 0;
         double absolute = fabs(ours - theirs);
         double difference = is_percent ? absolute : absolute / fmax(fabs(theirs), 1e-30);
@@ -321,20 +285,14 @@ static int compare(const char *report_path, const char *variant, const char *ncu
 
 /* ---- bench ----------------------------------------------------------------------------------- */
 
-static double number_or_nan(const cJSON *object, const char *name)
-{
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, name);
-    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
-}
-
 static int counter_seconds(const char *path)
 {
     cJSON *report = read_report(path);
-    const cJSON *note = cJSON_GetObjectItemCaseSensitive(report, "profiler_note");
-    double seconds = number_or_nan(report, "counter_seconds");
+    const char *note = rd_profiler_note(report);
+    double seconds = rd_report_number(report, "counter_seconds");
     int status = 0;
-    if (cJSON_IsString(note)) {
-        fprintf(stderr, "memlab_counters: %s read no counters: %s\n", path, note->valuestring);
+    if (note != NULL) {
+        fprintf(stderr, "memlab_counters: %s read no counters: %s\n", path, note);
         status = 1;
     } else if (isnan(seconds)) {
         fprintf(stderr, "memlab_counters: %s asked for no counters\n", path);
@@ -356,21 +314,19 @@ static int best(int count, char **paths)
         die("too many reports", "");
     for (int i = 0; i < count; i++) {
         cJSON *report = reports[i] = read_report(paths[i]);
-        const cJSON *ceiling_variant =
-            cJSON_GetObjectItemCaseSensitive(report, "flops_ceiling_variant");
-        int by_flops = cJSON_IsString(ceiling_variant);
+        const char *ceiling_variant = rd_report_text(report, "flops_ceiling_variant");
+        int by_flops = ceiling_variant != NULL;
         const cJSON *record = NULL;
-        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+        cJSON_ArrayForEach(record, rd_records(report))
         {
-            const char *variant = cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-            if (by_flops && strcmp(variant, ceiling_variant->valuestring) == 0)
+            const char *variant = rd_variant(record);
+            if (by_flops && strcmp(variant, ceiling_variant) == 0)
                 continue;       /* the ceiling is not a contender */
-            double percent =
-                number_or_nan(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
+            double percent = rd_value(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
             if (!isnan(percent) && percent > best_percent) {
                 best_percent = percent;
                 best_variant = variant;
-                ceiling = by_flops ? ceiling_variant->valuestring : "copy";
+                ceiling = by_flops ? ceiling_variant : "copy";
             }
         }
     }
