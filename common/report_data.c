@@ -183,6 +183,11 @@ const cJSON *rd_metrics(const cJSON *record)
     return member(record, "metrics");
 }
 
+const cJSON *rd_params(const cJSON *record)
+{
+    return member(record, "params");
+}
+
 double rd_metric_number(const cJSON *metric, const char *field)
 {
     return number(member(metric, field));

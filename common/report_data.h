@@ -41,6 +41,8 @@ const char *rd_profiler_note(const cJSON *report);
  * cJSON_ArrayForEach. */
 const cJSON *rd_records(const cJSON *report);
 const cJSON *rd_metrics(const cJSON *record);
+/* A record's size parameters, an object of numbers, in the lab's order. */
+const cJSON *rd_params(const cJSON *record);
 /* A metric's number ("predicted", "predicted_low", "measured"; NAN for null) or text ("alias",
  * "unit", "range_reason"; NULL when absent). */
 double rd_metric_number(const cJSON *metric, const char *field);

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strsignal */
 #include "evaluate.h"
+#include "report_data.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,38 +16,25 @@
 #define MAX_REPORTED_RECORDS 4
 #define DASH " \xe2\x80\x94 " /* an em dash between the message and the hint */
 
-/* ---- reading the report ---------------------------------------------------------------------- */
-
-static double number_or_nan(const cJSON *item)
-{
-    return cJSON_IsNumber(item) ? item->valuedouble : NAN;
-}
+/* ---- reading the report: through the one reader of the format, common/report_data.h -------- */
 
 static const cJSON *records_of(const lab_run *run)
 {
-    return run != NULL && run->report != NULL
-               ? cJSON_GetObjectItemCaseSensitive(run->report, "records")
-               : NULL;
-}
-
-static const char *string_or(const cJSON *item, const char *fallback)
-{
-    return cJSON_IsString(item) ? item->valuestring : fallback;
+    return run != NULL && run->report != NULL ? rd_records(run->report) : NULL;
 }
 
 /* "strided (n=1000003 stride=5 offset=1)" */
 static void record_label(const cJSON *record, char *label, size_t size)
 {
-    size_t used = (size_t)snprintf(label, size, "%s (",
-                                   string_or(cJSON_GetObjectItemCaseSensitive(record, "variant"), "?"));
+    size_t used = (size_t)snprintf(label, size, "%s (", rd_variant(record));
     const cJSON *param = NULL;
     int first = 1;
-    cJSON_ArrayForEach(param, cJSON_GetObjectItemCaseSensitive(record, "params"))
+    cJSON_ArrayForEach(param, rd_params(record))
     {
         if (used >= size)
             break;
         used += (size_t)snprintf(label + used, size - used, "%s%s=%.0f", first ? "" : " ",
-                                 param->string, number_or_nan(param));
+                                 param->string, rd_value(record, param->string));
         first = 0;
     }
     if (used < size)
@@ -64,22 +52,9 @@ static void format_value(double value, char *out, size_t size)
         snprintf(out, size, "%.4g", value);
 }
 
-static const cJSON *find_metric(const cJSON *record, const char *alias)
-{
-    const cJSON *metric = NULL;
-    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
-        if (cJSON_IsString(name) && strcmp(name->valuestring, alias) == 0)
-            return metric;
-    }
-    return NULL;
-}
-
 static const char *profiler_note(const lab_run *run)
 {
-    const cJSON *note = cJSON_GetObjectItemCaseSensitive(run->report, "profiler_note");
-    return cJSON_IsString(note) ? note->valuestring : NULL;
+    return rd_profiler_note(run->report);
 }
 
 /* ---- a value of a record ------------------------------------------------------------------- */
@@ -108,8 +83,7 @@ static reading read_quantity(const lab_run *run, const cJSON *record, const char
 {
     reading result = {CASE_PASSED, NAN, "", ""};
     if (is_resource(quantity)) {
-        const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
-        result.value = number_or_nan(cJSON_GetObjectItemCaseSensitive(resources, quantity));
+        result.value = rd_value(record, quantity);
         result.unit = strstr(quantity, "bytes") != NULL ? "bytes" : "registers";
         if (isnan(result.value)) {
             result.status = CASE_NOT_GRADED;
@@ -118,15 +92,16 @@ static reading read_quantity(const lab_run *run, const cJSON *record, const char
         }
         return result;
     }
-    const cJSON *metric = find_metric(record, quantity);
+    const cJSON *metric = rd_metric(record, quantity);
     if (metric == NULL) {
         result.status = CASE_FAILED;
         snprintf(result.why, sizeof result.why,
                  "the report has no metric %s (the case's --metrics must name it)", quantity);
         return result;
     }
-    result.unit = string_or(cJSON_GetObjectItemCaseSensitive(metric, "unit"), "");
-    result.value = number_or_nan(cJSON_GetObjectItemCaseSensitive(metric, field));
+    const char *unit = rd_metric_text(metric, "unit");
+    result.unit = unit != NULL ? unit : "";
+    result.value = rd_metric_number(metric, field);
     if (!isnan(result.value))
         return result;
     if (strcmp(field, "predicted") == 0) {
@@ -188,16 +163,14 @@ static case_status check_correct(const grading_check *check, const lab_run *run,
     cJSON_ArrayForEach(record, records_of(run))
     {
         records++;
-        if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct")))
+        if (rd_value(record, "correct") == 1)
             continue;
         if (++wrong > MAX_REPORTED_RECORDS)
             continue;
         char label[256], mismatches[32], error[32];
         record_label(record, label, sizeof label);
-        format_value(number_or_nan(cJSON_GetObjectItemCaseSensitive(record, "mismatches")),
-                     mismatches, sizeof mismatches);
-        format_value(number_or_nan(cJSON_GetObjectItemCaseSensitive(record, "max_rel_error")),
-                     error, sizeof error);
+        format_value(rd_value(record, "mismatches"), mismatches, sizeof mismatches);
+        format_value(rd_value(record, "max_rel_error"), error, sizeof error);
         text_append(output, "FAIL  correct, %s: %s elements differ from the CPU reference "
                             "(largest relative error %s), expected none", label, mismatches, error);
         append_hint(output, check, CASE_FAILED);
@@ -228,9 +201,7 @@ static const cJSON *matching_record(const lab_run *other, const cJSON *record, i
         return NULL;
     }
     const cJSON *match = cJSON_GetArrayItem(records_of(other), index);
-    const char *variant = string_or(cJSON_GetObjectItemCaseSensitive(record, "variant"), "");
-    if (match == NULL ||
-        strcmp(string_or(cJSON_GetObjectItemCaseSensitive(match, "variant"), ""), variant) != 0) {
+    if (match == NULL || strcmp(rd_variant(match), rd_variant(record)) != 0) {
         text_append(output, "not graded  %s: the %s's records do not match the submission's "
                             "(the same program gave other records for the same arguments)\n",
                     check->quantity, whose);
@@ -244,10 +215,8 @@ static const cJSON *matching_record(const lab_run *other, const cJSON *record, i
  * variant a case names: the lab's yardstick, not the student's work. */
 static int is_ceiling_record(const lab_run *run, const cJSON *record)
 {
-    const char *ceiling = string_or(
-        cJSON_GetObjectItemCaseSensitive(run->report, "flops_ceiling_variant"), NULL);
-    return ceiling != NULL &&
-           strcmp(string_or(cJSON_GetObjectItemCaseSensitive(record, "variant"), ""), ceiling) == 0;
+    const char *ceiling = rd_report_text(run->report, "flops_ceiling_variant");
+    return ceiling != NULL && strcmp(rd_variant(record), ceiling) == 0;
 }
 
 /* 1 if every record of the run is the ceiling's: the case asked for the ceiling itself. */
@@ -289,10 +258,8 @@ static case_status check_quantity(const grading_check *check, const lab_run *sub
                                                  check, output);
             if (match == NULL)
                 return worse(status, CASE_NOT_GRADED);
-            const cJSON *timing = cJSON_GetObjectItemCaseSensitive(record, "timing");
-            const cJSON *reference_timing = cJSON_GetObjectItemCaseSensitive(match, "timing");
-            double mine = number_or_nan(cJSON_GetObjectItemCaseSensitive(timing, "median_ms"));
-            double theirs = number_or_nan(cJSON_GetObjectItemCaseSensitive(reference_timing, "median_ms"));
+            double mine = rd_value(record, "median_ms");
+            double theirs = rd_value(match, "median_ms");
             measured = (reading){CASE_PASSED, mine / theirs, "", ""};
             if (isnan(measured.value) || theirs <= 0) {
                 text_append(output, "not graded  time_ratio, %s: no median time to compare\n", label);
@@ -499,7 +466,7 @@ static case_status evaluate_checks(const grading_case *rubric_case, const lab_ru
         const cJSON *record = NULL;
         cJSON_ArrayForEach(record, records_of(reference))
         {
-            if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(record, "correct"))) {
+            if (rd_value(record, "correct") != 1) {
                 text_append(output, "not graded  the lab program's own kernels fail their check "
                                     "here, so they are no reference solution to compare with (a "
                                     "program built with the student version, MEMLAB_STUDENT=ON?)\n");

@@ -34,6 +34,7 @@
 #include "evaluate.h"
 #include "gpu_lock.h"
 #include "process.h"
+#include "report_data.h"
 #include "text.h"
 
 /* The harness gives nvcc 60 s (ML_KERNELS_COMPILE_TIME_LIMIT_S); the program itself a little
@@ -426,9 +427,11 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
                      "%.3000s could not be run (set MEMLAB_SANITIZER to its path)",
                      grading->setup->sanitizer);
     }
+    /* Read with the one reader of the format: a file that is not a whole report is none. */
     char *json = text_read_file(json_path);
     if (json != NULL) {
-        run->report = cJSON_Parse(json);
+        char error[256];
+        run->report = rd_parse(json, "the report", error, sizeof error);
         free(json);
     }
     if (tool != NULL && result.started) {
@@ -459,8 +462,8 @@ static void not_graded_reason(const char *output, char *reason, size_t size)
 /* The counters' note of a run's report: why they were not read. */
 static const char *profiler_note(const lab_run *run)
 {
-    const cJSON *note = cJSON_GetObjectItemCaseSensitive(run->report, "profiler_note");
-    return cJSON_IsString(note) ? note->valuestring : "no reason given";
+    const char *note = rd_profiler_note(run->report);
+    return note != NULL ? note : "no reason given";
 }
 
 /* Each case in turn, its runs of the lab program holding the GPU lock. A host that can grade
