@@ -351,9 +351,8 @@ static void print_metrics_table(const ml_report *report, FILE *stream)
                 if (isnan(metric->measured))
                     table_cell(&table, "-");
                 else
-                    /* The ends stretched by 5%, the agreement asked of a point prediction. */
-                    table_cell(&table, "%s", metric->measured >= 0.95 * metric->predicted_low &&
-                                                     metric->measured <= 1.05 * metric->predicted
+                    table_cell(&table, "%s", rd_in_range(metric->measured, metric->predicted_low,
+                                                         metric->predicted)
                                                  ? "in range"
                                                  : "outside the range");
                 continue;

@@ -173,6 +173,18 @@ static double param_value(const cJSON *record, const char *name)
     return number(member(member(record, "params"), name));
 }
 
+bool rd_agrees(double measured, double predicted)
+{
+    if (predicted == 0)
+        return measured == 0;
+    return fabs(measured - predicted) <= 0.05 * fabs(predicted);
+}
+
+bool rd_in_range(double measured, double low, double high)
+{
+    return measured >= 0.95 * low && measured <= 1.05 * high;
+}
+
 const cJSON *rd_records(const cJSON *report)
 {
     return member(report, "records");

@@ -52,6 +52,12 @@ const char *rd_metric_text(const cJSON *metric, const char *field);
 double rd_report_number(const cJSON *report, const char *field);
 const char *rd_report_text(const cJSON *report, const char *field);
 
+/* The agreement asked of the access model: a measurement within 5% of a point prediction (both
+ * zero agrees), or inside a predicted range whose ends are stretched by the same 5%. The tables,
+ * the demo's Markdown and the census all judge by these. */
+bool rd_agrees(double measured, double predicted);
+bool rd_in_range(double measured, double low, double high);
+
 /* The first record of a variant, or NULL. */
 const cJSON *rd_record(const cJSON *report, const char *variant);
 /* A record's variant name, and its kernel as the driver names it (NULL for a library call or a

@@ -267,11 +267,9 @@ static int census_verdict(const cJSON *metric, double *predicted, double *measur
         return -1;
     *predicted = point->valuedouble;
     *measured = value->valuedouble;
-    /* A range, as the report tables judge it: its ends stretched by the same 5%. */
     if (cJSON_IsString(reason) && cJSON_IsNumber(low))
-        return *measured >= 0.95 * low->valuedouble && *measured <= 1.05 * *predicted ? 1 : 2;
-    if (*predicted == 0)
-        return *measured == 0 ? 0 : 2;
+        return rd_in_range(*measured, low->valuedouble, *predicted) ? 1 : 2;
+    return rd_agrees(*measured, *predicted) ? 0 : 2;
     return fabs(*measured - *predicted) <= 0.05 * fabs(*predicted) ? 0 : 2;
 }
 

@@ -301,8 +301,7 @@ static void range_row(FILE *stream, const cJSON *record, const char *alias, cons
     if (isnan(measured))
         fputs(" - |", stream);
     else
-        fprintf(stream, " %s |", measured >= 0.95 * low && measured <= 1.05 * high
-                                     ? "in range" : "outside the range");
+        fprintf(stream, " %s |", rd_in_range(measured, low, high) ? "in range" : "outside the range");
     fputc('\n', stream);
 }
 
