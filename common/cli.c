@@ -71,37 +71,22 @@ static int takes_value(const ml_lab *lab, const char *flag)
     return find_param(lab, flag + 2, strlen(flag + 2)) >= 0;
 }
 
-/* "PARAM=A:B[:STEP]" */
-static int parse_sweep(const ml_lab *lab, const char *text, ml_options *options, char *error,
-                       size_t error_size)
-{
-    const char *equals = strchr(text, '=');
-    if (equals == NULL)
-        return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'", text);
-    int param_index = find_param(lab, text, (size_t)(equals - text));
-    if (param_index < 0)
-        return fail(error, error_size, "--sweep: '%.*s' is not a parameter of %s (see --help)",
-                    (int)(equals - text), text, lab->program);
-    const ml_param *param = &lab->params[param_index];
+#define SWEEP_FORMS "PARAM=FIRST:LAST[:STEP] or PARAM=V1,V2,..."
 
-    char range[128];
-    if (strlen(equals + 1) >= sizeof range)
-        return fail(error, error_size, "--sweep: range too long");
-    strcpy(range, equals + 1);
+/* "FIRST:LAST[:STEP]": every STEP-th value from FIRST to LAST. */
+static int parse_sweep_range(const ml_param *param, char *range, ml_options *options,
+                             const char *text, char *error, size_t error_size)
+{
     char *fields[3] = {range, NULL, NULL};
     int field_count = 1;
     for (char *cursor = range; *cursor != '\0'; cursor++) {
         if (*cursor == ':') {
             if (field_count == 3)
-                return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'",
-                            text);
+                return fail(error, error_size, "--sweep expects " SWEEP_FORMS ", got '%s'", text);
             *cursor = '\0';
             fields[field_count++] = cursor + 1;
         }
     }
-    if (field_count < 2)
-        return fail(error, error_size, "--sweep expects PARAM=FIRST:LAST[:STEP], got '%s'", text);
-
     long long first, last, step = 1;
     if (ml_parse_integer(fields[0], param->min_value, param->max_value, &first) != 0 ||
         ml_parse_integer(fields[1], param->min_value, param->max_value, &last) != 0)
@@ -116,29 +101,87 @@ static int parse_sweep(const ml_lab *lab, const char *text, ml_options *options,
     if ((last - first) / step + 1 > ML_MAX_SWEEP_POINTS)
         return fail(error, error_size, "--sweep %s: more than %d points", param->name,
                     ML_MAX_SWEEP_POINTS);
-    options->sweep_param = param_index;
-    options->sweep_first = first;
-    options->sweep_last = last;
-    options->sweep_step = step;
+    options->sweep_count = 0;
+    for (long long value = first; value <= last; value += step)
+        options->sweep_value[options->sweep_count++] = value;
     return ML_EXIT_OK;
 }
 
-static int select_variants(const ml_lab *lab, const char *name, ml_options *options, char *error,
+/* "V1,V2,...": these values, rising (a log-spaced sweep is a list: stride=1,2,4,8,16,32). */
+static int parse_sweep_list(const ml_param *param, char *list, ml_options *options,
+                            char *error, size_t error_size)
+{
+    options->sweep_count = 0;
+    for (char *value_text = strtok(list, ","); value_text != NULL; value_text = strtok(NULL, ",")) {
+        long long value;
+        if (ml_parse_integer(value_text, param->min_value, param->max_value, &value) != 0)
+            return fail(error, error_size, "--sweep %s: values must be whole numbers in [%lld, %lld], got '%s'",
+                        param->name, param->min_value, param->max_value, value_text);
+        if (options->sweep_count > 0 && value <= options->sweep_value[options->sweep_count - 1])
+            return fail(error, error_size, "--sweep %s: the values must rise, got %lld after %lld",
+                        param->name, value, options->sweep_value[options->sweep_count - 1]);
+        if (options->sweep_count == ML_MAX_SWEEP_POINTS)
+            return fail(error, error_size, "--sweep %s: more than %d points", param->name,
+                        ML_MAX_SWEEP_POINTS);
+        options->sweep_value[options->sweep_count++] = value;
+    }
+    return ML_EXIT_OK;
+}
+
+static int parse_sweep(const ml_lab *lab, const char *text, ml_options *options, char *error,
+                       size_t error_size)
+{
+    const char *equals = strchr(text, '=');
+    if (equals == NULL)
+        return fail(error, error_size, "--sweep expects " SWEEP_FORMS ", got '%s'", text);
+    int param_index = find_param(lab, text, (size_t)(equals - text));
+    if (param_index < 0)
+        return fail(error, error_size, "--sweep: '%.*s' is not a parameter of %s (see --help)",
+                    (int)(equals - text), text, lab->program);
+    const ml_param *param = &lab->params[param_index];
+
+    char values[4096];
+    if (strlen(equals + 1) >= sizeof values)
+        return fail(error, error_size, "--sweep: range too long");
+    strcpy(values, equals + 1);
+    int is_range = strchr(values, ':') != NULL, is_list = strchr(values, ',') != NULL;
+    if (is_range == is_list || values[0] == ',' || values[strlen(values) - 1] == ',' ||
+        strstr(values, ",,") != NULL)
+        return fail(error, error_size, "--sweep expects " SWEEP_FORMS ", got '%s'", text);
+    int status = is_range ? parse_sweep_range(param, values, options, text, error, error_size)
+                          : parse_sweep_list(param, values, options, error, error_size);
+    if (status == ML_EXIT_OK)
+        options->sweep_param = param_index;
+    return status;
+}
+
+/* "all", one name, or names separated by commas (global,constant,ldg). */
+static int select_variants(const ml_lab *lab, const char *names, ml_options *options, char *error,
                            size_t error_size)
 {
     memset(options->variant_selected, 0, sizeof options->variant_selected);
-    if (strcmp(name, "all") == 0) {
+    if (strcmp(names, "all") == 0) {
         for (int i = 0; i < lab->num_variants; i++)
             options->variant_selected[i] = 1;
         return ML_EXIT_OK;
     }
-    for (int i = 0; i < lab->num_variants; i++) {
-        if (strcmp(lab->variants[i].name, name) == 0) {
-            options->variant_selected[i] = 1;
-            return ML_EXIT_OK;
+    for (const char *name = names; ; name++) {
+        size_t length = strcspn(name, ",");
+        int found = 0;
+        for (int i = 0; i < lab->num_variants && !found; i++) {
+            if (strlen(lab->variants[i].name) == length &&
+                strncmp(lab->variants[i].name, name, length) == 0) {
+                options->variant_selected[i] = 1;
+                found = 1;
+            }
         }
+        if (!found)
+            return fail(error, error_size, "unknown variant '%.*s' (%s --list shows them)",
+                        (int)length, name, lab->program);
+        name += length;
+        if (*name == '\0')
+            return ML_EXIT_OK;
     }
-    return fail(error, error_size, "unknown variant '%s' (%s --list shows them)", name, lab->program);
 }
 
 /* An --out path must be writable now, so a long run does not fail at the end. Nothing is
@@ -310,14 +353,14 @@ long long ml_sweep_count(const ml_options *options)
 {
     if (options->sweep_param < 0)
         return 1;
-    return (options->sweep_last - options->sweep_first) / options->sweep_step + 1;
+    return options->sweep_count;
 }
 
 void ml_sweep_point(const ml_options *options, long long index, long long *param)
 {
     memcpy(param, options->param, sizeof options->param);
     if (options->sweep_param >= 0)
-        param[options->sweep_param] = options->sweep_first + index * options->sweep_step;
+        param[options->sweep_param] = options->sweep_value[index];
 }
 
 void ml_print_variants(const ml_lab *lab, FILE *stream)
@@ -355,8 +398,10 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
     fputs("\noptions:\n"
           "  --list                 list the variants and exit\n"
           "  --list-metrics         list the metric names --metrics accepts and exit\n"
-          "  --variant NAME|all     run one variant (default all)\n"
+          "  --variant NAME|all     run one variant, or all (the default)\n"
+          "  --variant A,B,...      run these variants\n"
           "  --sweep P=A:B[:STEP]   run every value of size P from A to B\n"
+          "  --sweep P=V1,V2,...    run these values of size P (rising), e.g. stride=1,2,4,8\n"
           "  --reps N               timed repetitions (default 10)\n"
           "  --warmup N             untimed runs first (default 2)\n"
           "  --seed N               seed of the random inputs (default: a fresh one, reported)\n"

@@ -27,7 +27,8 @@ typedef struct {
     int variant_selected[ML_MAX_VARIANTS]; /* 1 for each variant to run, indexed like lab->variants */
     long long param[ML_MAX_PARAMS]; /* sizes, indexed like lab->params */
     int sweep_param;                /* index into lab->params, or -1 for no sweep */
-    long long sweep_first, sweep_last, sweep_step;
+    int sweep_count;                /* points of the sweep, in order */
+    long long sweep_value[ML_MAX_SWEEP_POINTS];
     int reps;
     int warmup;
     uint64_t seed;

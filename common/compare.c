@@ -56,6 +56,20 @@ ml_comparison ml_compare(const float *got, const float *expected, size_t count, 
     return comparison;
 }
 
+void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first)
+{
+    for (size_t i = 0; i < part->reported && whole->reported < ML_MAX_REPORTED_MISMATCHES; i++) {
+        whole->first_index[whole->reported] = first + part->first_index[i];
+        whole->first_got[whole->reported] = part->first_got[i];
+        whole->first_expected[whole->reported] = part->first_expected[i];
+        whole->reported++;
+    }
+    whole->count += part->count;
+    whole->mismatches += part->mismatches;
+    if (part->max_rel_error > whole->max_rel_error)
+        whole->max_rel_error = part->max_rel_error;
+}
+
 /* printf shows a NaN with its sign bit set as "-nan"; the sign means nothing, so always "nan". */
 static void print_value(FILE *stream, float value)
 {

@@ -24,6 +24,9 @@ typedef struct {
  * poisons outputs with NaN, so an unwritten element fails). */
 double ml_relative_error(float got, float expected);
 ml_comparison ml_compare(const float *got, const float *expected, size_t count, double tolerance);
+/* Adds part, the comparison of elements [first, first + part->count), to whole, the comparison of
+ * the elements before them: an output compared in chunks gives what one ml_compare would. */
+void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first);
 /* Prints the reported mismatches to stream, one line each, as
  *     [12] got nan, expected 0.25 (error inf)
  * (the error is ml_relative_error), then "  ... and N more" if there were more mismatches. */

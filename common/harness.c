@@ -527,50 +527,100 @@ static double kernel_seconds(const ml_record *record, const ml_options *options)
                    record->time_ms.median * (1 + options->warmup));
 }
 
-/* Pinned host memory that the checked output is copied into, kept for the whole run and grown
- * to the largest output: a copy into pinned pages runs at the link's speed, one into fresh
- * pageable memory at a fraction of it. */
+/* The checked output comes back in chunks through two pinned buffers, made once for the run:
+ * the copy of one chunk overlaps the comparison of the one before, and the pinned memory stays
+ * at two chunks whatever the output's size (pinning gigabytes costs as much as comparing them).
+ * A sampled check (check_index) gathers from the whole output, copied into pinned memory grown
+ * to the largest one. */
+#define CHECK_CHUNK_FLOATS ((size_t)1 << 22) /* 16 MiB */
+
 typedef struct {
-    float *values;
-    size_t count;
+    float *chunk[2];
+    cudaEvent_t copied[2];
+    cudaStream_t stream;
+    float *whole;
+    size_t whole_count;
 } host_staging;
 
-static float *staging_for(host_staging *staging, size_t count)
+static void staging_open(host_staging *staging)
 {
-    if (count > staging->count) {
-        if (staging->values != NULL)
-            ML_CUDA_CHECK(cudaFreeHost(staging->values));
-        ML_CUDA_CHECK(cudaMallocHost((void **)&staging->values, count * sizeof(float)));
-        staging->count = count;
+    for (int i = 0; i < 2; i++) {
+        ML_CUDA_CHECK(cudaMallocHost((void **)&staging->chunk[i], CHECK_CHUNK_FLOATS * sizeof(float)));
+        ML_CUDA_CHECK(cudaEventCreateWithFlags(&staging->copied[i], cudaEventDisableTiming));
     }
-    return staging->values;
+    ML_CUDA_CHECK(cudaStreamCreate(&staging->stream));
+}
+
+static void staging_close(host_staging *staging)
+{
+    for (int i = 0; i < 2; i++) {
+        ML_CUDA_CHECK(cudaFreeHost(staging->chunk[i]));
+        ML_CUDA_CHECK(cudaEventDestroy(staging->copied[i]));
+    }
+    ML_CUDA_CHECK(cudaStreamDestroy(staging->stream));
+    if (staging->whole != NULL)
+        ML_CUDA_CHECK(cudaFreeHost(staging->whole));
+}
+
+/* Chunk c is copied into buffer c % 2 while chunk c - 1 is compared. */
+static ml_comparison compare_in_chunks(const ml_problem *problem, host_staging *staging)
+{
+    size_t count = problem->output_count;
+    size_t chunks = (count + CHECK_CHUNK_FLOATS - 1) / CHECK_CHUNK_FLOATS;
+    ml_comparison comparison = {0};
+    for (size_t c = 0; c <= chunks; c++) {
+        if (c < chunks) {
+            size_t first = c * CHECK_CHUNK_FLOATS;
+            size_t length = count - first < CHECK_CHUNK_FLOATS ? count - first : CHECK_CHUNK_FLOATS;
+            ML_CUDA_CHECK(cudaMemcpyAsync(staging->chunk[c % 2], problem->output + first,
+                                          length * sizeof(float), cudaMemcpyDeviceToHost,
+                                          staging->stream));
+            ML_CUDA_CHECK(cudaEventRecord(staging->copied[c % 2], staging->stream));
+        }
+        if (c > 0) {
+            size_t first = (c - 1) * CHECK_CHUNK_FLOATS;
+            size_t length = count - first < CHECK_CHUNK_FLOATS ? count - first : CHECK_CHUNK_FLOATS;
+            ML_CUDA_CHECK(cudaEventSynchronize(staging->copied[(c - 1) % 2]));
+            ml_comparison part = ml_compare(staging->chunk[(c - 1) % 2], problem->reference + first,
+                                            length, problem->tolerance);
+            ml_comparison_append(&comparison, &part, first);
+        }
+    }
+    return comparison;
+}
+
+static ml_comparison compare_sample(const ml_problem *problem, host_staging *staging)
+{
+    if (problem->output_count > staging->whole_count) {
+        if (staging->whole != NULL)
+            ML_CUDA_CHECK(cudaFreeHost(staging->whole));
+        ML_CUDA_CHECK(cudaMallocHost((void **)&staging->whole, problem->output_count * sizeof(float)));
+        staging->whole_count = problem->output_count;
+    }
+    ML_CUDA_CHECK(cudaMemcpy(staging->whole, problem->output, problem->output_count * sizeof(float),
+                             cudaMemcpyDeviceToHost));
+    float *sample = ml_host_alloc(problem->check_count * sizeof(float));
+#pragma omp parallel for
+    for (size_t i = 0; i < problem->check_count; i++)
+        sample[i] = staging->whole[problem->check_index[i]];
+    ml_comparison comparison = ml_compare(sample, problem->reference, problem->check_count,
+                                          problem->tolerance);
+    /* Mismatches are reported by their index in the output, not in the sample. */
+    for (size_t i = 0; i < comparison.reported; i++)
+        comparison.first_index[i] = problem->check_index[comparison.first_index[i]];
+    free(sample);
+    return comparison;
 }
 
 static void check_variant(const ml_problem *problem, host_staging *staging, ml_record *record)
 {
-    size_t bytes = problem->output_count * sizeof(float);
     poison_output(problem);
     problem->variant->launch(problem);
     ML_LAUNCH_CHECK();
     ML_CUDA_CHECK(cudaDeviceSynchronize());
-    float *output = staging_for(staging, problem->output_count);
-    ML_CUDA_CHECK(cudaMemcpy(output, problem->output, bytes, cudaMemcpyDeviceToHost));
     record->checked = 1;
-    if (problem->check_index == NULL) {
-        record->comparison = ml_compare(output, problem->reference, problem->output_count,
-                                        problem->tolerance);
-    } else {
-        float *sample = ml_host_alloc(problem->check_count * sizeof(float));
-#pragma omp parallel for
-        for (size_t i = 0; i < problem->check_count; i++)
-            sample[i] = output[problem->check_index[i]];
-        record->comparison = ml_compare(sample, problem->reference, problem->check_count,
-                                        problem->tolerance);
-        /* Mismatches are reported by their index in the output, not in the sample. */
-        for (size_t i = 0; i < record->comparison.reported; i++)
-            record->comparison.first_index[i] = problem->check_index[record->comparison.first_index[i]];
-        free(sample);
-    }
+    record->comparison = problem->check_index == NULL ? compare_in_chunks(problem, staging)
+                                                      : compare_sample(problem, staging);
     record->correct = record->comparison.mismatches == 0;
 }
 
@@ -945,6 +995,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.seconds.startup = monotonic_seconds() - run_start;
 
     host_staging staging = {0};
+    staging_open(&staging);
     long long records = 0;
     for (int v = 0; v < lab->num_variants; v++)
         records += options.variant_selected[v] ? points : 0;
@@ -997,8 +1048,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     }
     progress_end(&progress);
     ml_device_free(flush.buffer);
-    if (staging.values != NULL)
-        ML_CUDA_CHECK(cudaFreeHost(staging.values));
+    staging_close(&staging);
     if (profiler.session != NULL) {
         double start = monotonic_seconds();
         prof_close(profiler.session);

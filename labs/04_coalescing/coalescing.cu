@@ -113,18 +113,19 @@ static void launch_gather(const ml_problem *problem)
 /* Bytes the input read brings from DRAM. The L2 is flushed before every run, so each piece of
  * the input the warps touch is read once, in the pieces an L2 miss fills: 64 bytes (two sectors)
  * on an H100 or H200, so a stride of 9 to 16 floats reads the whole span and from 17 on 64
- * bytes per element (gpu_facts.h). Indices are non-decreasing in i, so a new piece shows as a
- * change from element i - 1 (element 0 always starts one). */
+ * bytes per element (gpu_facts.h). Element i + 1 reads at most one step past element i (4 bytes
+ * times the stride, 4 bytes, or none): a step shorter than a fill skips no fill, so the fills
+ * read are every one from the first element's to the last's; a step of a fill or more puts
+ * every element in a fill of its own. */
 static double dram_read_bytes(long long kind, uint64_t n, const long long *param)
 {
     uint64_t fill_bytes = ml_model_gpu()->dram_fill_bytes;
-    uint64_t fills = 0;
-#pragma omp parallel for reduction(+ : fills)
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t fill = source_index(kind, i, param) * sizeof(float) / fill_bytes;
-        if (i == 0 || fill != source_index(kind, i - 1, param) * sizeof(float) / fill_bytes)
-            fills++;
-    }
+    uint64_t step_bytes = kind == SOURCE_STRIDED ? (uint64_t)param[PARAM_STRIDE] * sizeof(float)
+                                                 : sizeof(float);
+    uint64_t fills = n;
+    if (step_bytes < fill_bytes)
+        fills = source_index(kind, n - 1, param) * sizeof(float) / fill_bytes -
+                source_index(kind, 0, param) * sizeof(float) / fill_bytes + 1;
     return (double)fills * fill_bytes;
 }
 

@@ -9,7 +9,8 @@ expect_refused --sweep fields=1:8 --out "$work/report.json"
 expect_refused --model --sweep fields=1:8 --out "$work/report.json"
 grep -q -- '--fields 1 or --fields 8' "$work/err" || fail "--fields refusal does not say what is accepted"
 expect_refused --n 2147483649 --out "$work/report.json"
-expect_refused --variant aos,soa --out "$work/report.json"
+expect_refused --variant aos,sao --out "$work/report.json"
+grep -q "unknown variant 'sao'" "$work/err" || fail "--variant aos,sao does not name the unknown variant"
 
 "$lab" --model --variant aos --fields 1 --n 1000003 --format json --out "$work/model.json" \
   >/dev/null 2>"$work/err" || fail "--model --fields 1 exited $?"

@@ -93,6 +93,8 @@ static void every_flag(void **state)
     assert_int_equal(parse(&options, error, "--model", "--variant", "all", NULL), ML_EXIT_OK);
     assert_int_equal(options.action, ML_ACTION_MODEL);
     assert_int_equal(options.variant_selected[0] + options.variant_selected[1], 2);
+    assert_int_equal(parse(&options, error, "--variant", "second,first", NULL), ML_EXIT_OK);
+    assert_int_equal(options.variant_selected[0] + options.variant_selected[1], 2);
     assert_int_equal(parse(&options, error, "--list", NULL), ML_EXIT_OK);
     assert_int_equal(options.action, ML_ACTION_LIST);
     assert_int_equal(parse(&options, error, "--n", "5x", "--help", NULL), ML_EXIT_USAGE);
@@ -120,6 +122,16 @@ static void sweeps(void **state)
 
     assert_int_equal(parse(&options, error, "--sweep", "stride=7:7", NULL), ML_EXIT_OK);
     assert_int_equal(ml_sweep_count(&options), 1);
+
+    /* A list: these values, in this order (a log-spaced sweep). */
+    assert_int_equal(parse(&options, error, "--sweep", "stride=1,2,4,32", NULL), ML_EXIT_OK);
+    assert_int_equal(options.sweep_param, 1);
+    assert_int_equal(ml_sweep_count(&options), 4);
+    ml_sweep_point(&options, 2, param);
+    assert_int_equal(param[1], 4);
+    ml_sweep_point(&options, 3, param);
+    assert_int_equal(param[1], 32);
+    assert_int_equal(param[0], 1000);
 }
 
 static void unknown_flags_and_variants(void **state)
@@ -127,6 +139,8 @@ static void unknown_flags_and_variants(void **state)
     (void)state;
     REFUSED("unknown flag '--bogus'", "--bogus", "1");
     REFUSED("unknown variant 'third'", "--variant", "third");
+    REFUSED("unknown variant 'third'", "--variant", "first,third");
+    REFUSED("unknown variant ''", "--variant", "first,");
     REFUSED("unexpected argument 'stray'", "stray");
     REFUSED("--format must be table, csv or json", "--format", "xml");
     REFUSED("unknown flag", "--n=5");
@@ -182,6 +196,13 @@ static void bad_sweeps(void **state)
     REFUSED("step must be a positive whole number", "--sweep", "stride=1:8:0");
     REFUSED("step must be a positive whole number", "--sweep", "stride=1:8:-2");
     REFUSED("more than", "--sweep", "n=1:100000");
+    REFUSED("expects PARAM=FIRST:LAST", "--sweep", "stride=1:4,8");
+    REFUSED("expects PARAM=FIRST:LAST", "--sweep", "stride=1,,8");
+    REFUSED("expects PARAM=FIRST:LAST", "--sweep", "stride=1,8,");
+    REFUSED("the values must rise, got 2 after 4", "--sweep", "stride=1,4,2");
+    REFUSED("the values must rise, got 4 after 4", "--sweep", "stride=4,4");
+    REFUSED("values must be whole numbers in [1, 1024], got '0'", "--sweep", "stride=0,4");
+    REFUSED("values must be whole numbers in [1, 1024], got 'x'", "--sweep", "stride=2,x");
 }
 
 static void unwritable_output(void **state)

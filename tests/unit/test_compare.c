@@ -71,6 +71,60 @@ static void test_one_element_off(void **state)
     assert_float_equal(comparison.max_rel_error, 0.5, 1e-12);
 }
 
+/* The harness compares a large output chunk by chunk as it comes back from the GPU: the chunks'
+ * comparisons appended give what one comparison of the whole gives, mismatches in several chunks,
+ * past the reported five, and a wrong last element of 2^28 included. */
+static ml_comparison compare_in_chunks(const float *got, const float *expected, size_t count,
+                                       size_t chunk)
+{
+    ml_comparison whole = {0};
+    for (size_t first = 0; first < count; first += chunk) {
+        size_t length = count - first < chunk ? count - first : chunk;
+        ml_comparison part = ml_compare(got + first, expected + first, length, TOLERANCE);
+        ml_comparison_append(&whole, &part, first);
+    }
+    return whole;
+}
+
+static void test_chunks_compare_like_the_whole(void **state)
+{
+    (void)state;
+    enum { SIZE = 32 };
+    float expected[SIZE];
+    float got[SIZE];
+    fill_ramp(expected, SIZE);
+    fill_ramp(got, SIZE);
+    const size_t wrong[] = {1, 2, 9, 10, 17, 30, 31};
+    for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++)
+        got[wrong[k]] += 0.25f * (float)(k + 1);
+    got[20] = NAN;
+    ml_comparison whole = ml_compare(got, expected, SIZE, TOLERANCE);
+    for (size_t chunk = 1; chunk <= SIZE; chunk++) {
+        ml_comparison chunked = compare_in_chunks(got, expected, SIZE, chunk);
+        assert_int_equal(chunked.count, whole.count);
+        assert_int_equal(chunked.mismatches, 8);
+        assert_int_equal(chunked.reported, ML_MAX_REPORTED_MISMATCHES);
+        assert_true(isinf(chunked.max_rel_error));
+        for (size_t i = 0; i < chunked.reported; i++) {
+            assert_int_equal(chunked.first_index[i], whole.first_index[i]);
+            assert_float_equal(chunked.first_got[i], whole.first_got[i], 0);
+        }
+    }
+
+    const size_t count = (size_t)1 << 28;
+    float *big_got = calloc(count, sizeof(float));
+    float *big_expected = calloc(count, sizeof(float));
+    assert_non_null(big_got);
+    assert_non_null(big_expected);
+    big_got[count - 1] = 1e-3f;
+    ml_comparison chunked = compare_in_chunks(big_got, big_expected, count, (size_t)1 << 24);
+    assert_int_equal(chunked.count, count);
+    assert_int_equal(chunked.mismatches, 1);
+    assert_int_equal(chunked.first_index[0], count - 1);
+    free(big_got);
+    free(big_expected);
+}
+
 /* Relative above 1 (1000 and the next float up: 6e-8), absolute below (5e-6): inside 1e-5. */
 /* The harness compares every element of outputs up to 2^28 (lab 04's and lab 06's largest): one
  * wrong element among them, found on several threads, is still a failure, with its index. The
@@ -255,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_identical_arrays),
         cmocka_unit_test(test_one_element_off),
         cmocka_unit_test(test_one_wrong_element_of_2_to_the_28),
+        cmocka_unit_test(test_chunks_compare_like_the_whole),
         cmocka_unit_test(test_within_tolerance_passes),
         cmocka_unit_test(test_nan_fails),
         cmocka_unit_test(test_infinity_fails),
