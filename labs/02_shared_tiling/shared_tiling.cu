@@ -332,22 +332,47 @@ static double predict_coarsened_shared(long long m, long long k, long long n)
     return blocks * phases * per_phase.wavefronts;
 }
 
-/* The least any variant reads from DRAM: M and N once (the L2 is flushed before every run).
- * Larger matrices do not fit in the L2, and the measured bytes show how often they come back. */
-static double compulsory_read_bytes(long long m, long long k, long long n)
+/* DRAM bytes read, from the L2's capacity. The L2 is flushed before every run, so M and N come
+ * from DRAM at least once. Blocks run a block row (a strip of M's rows) at a time, in order,
+ * and every block row reads all of N: while the matrices fit in the L2 the later block rows
+ * find N there, and once they do not, each block row reads N again from DRAM, at most once per
+ * block row. Measured on an H100 (50 MiB L2, m = n = 4096): with M and N 16 MiB together
+ * (k = 512) every tiled kernel read them once, at 32 MiB (k = 1024) up to 1.09x that; from N
+ * the size of the L2 on, tiled16 and tiled32 read 97-99% of "N once per block row". Hence: M
+ * and N up to a third of the L2, a point (M + N); N the L2's size or more, a point for the
+ * tiled kernels (M + N per block row); otherwise the range between the two. naive read 49% of
+ * the top at k = 4096 (the L1 keeps some of N), so it keeps the range; coarsened always gets
+ * it: it read 1.4x M + N even at k = 512, and 14% of the top at k = 4096 (its 128 x 128 tiles
+ * keep more of N on chip). */
+typedef enum { READS_NAIVE, READS_TILED, READS_COARSENED } read_pattern;
+
+static double whole_sectors(double bytes)
 {
-    double m_sectors = ceil((double)m * k * sizeof(float) / ML_SECTOR_BYTES);
-    double n_sectors = ceil((double)k * n * sizeof(float) / ML_SECTOR_BYTES);
-    return (m_sectors + n_sectors) * ML_SECTOR_BYTES;
+    return ceil(bytes / ML_SECTOR_BYTES) * ML_SECTOR_BYTES;
 }
 
-static void predict_loads(const ml_global_totals *loads, long long m, long long k, long long n,
-                          ml_prediction *prediction)
+static void predict_dram_reads(long long m, long long k, long long n, long long block_rows,
+                               read_pattern pattern, ml_prediction *prediction)
+{
+    double m_bytes = whole_sectors((double)m * k * sizeof(float));
+    double n_bytes = whole_sectors((double)k * n * sizeof(float));
+    double l2_bytes = ml_model_gpu()->l2_bytes;
+    double once = m_bytes + n_bytes, per_block_row = m_bytes + n_bytes * (double)block_rows;
+    if (pattern != READS_COARSENED && once <= l2_bytes / 3)
+        ml_predict(prediction, "dram_read_bytes", once);
+    else if (pattern == READS_TILED && n_bytes >= l2_bytes)
+        ml_predict(prediction, "dram_read_bytes", per_block_row);
+    else
+        ml_predict_range(prediction, "dram_read_bytes", once, per_block_row,
+                         "M and N are over a third of the L2: each block row reads again what "
+                         "the L2 no longer holds of N, from none of it to all of it");
+}
+
+static void predict_loads(const ml_global_totals *loads, ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
     ml_predict(prediction, "gld_bytes", loads->used_bytes);
-    ml_predict(prediction, "dram_read_bytes", compulsory_read_bytes(m, k, n));
 }
 
 static void predict_naive(long long argument, const long long *param, ml_prediction *prediction)
@@ -361,7 +386,8 @@ static void predict_naive(long long argument, const long long *param, ml_predict
     ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
-    predict_loads(&loads, m, k, n, prediction);
+    predict_loads(&loads, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, NAIVE_BLOCK_WIDTH), READS_NAIVE, prediction);
 }
 
 static void predict_tiled(long long tile_width, const long long *param, ml_prediction *prediction)
@@ -377,7 +403,8 @@ static void predict_tiled(long long tile_width, const long long *param, ml_predi
     ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
-    predict_loads(&loads, m, k, n, prediction);
+    predict_loads(&loads, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, width), READS_TILED, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_tiled_shared(m, k, n, width));
 }
 
@@ -393,7 +420,8 @@ static void predict_coarsened(long long argument, const long long *param,
     ml_global_totals loads = {0};
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
-    predict_loads(&loads, m, k, n, prediction);
+    predict_loads(&loads, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, CO_TILE_M), READS_COARSENED, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
 }
 

@@ -180,6 +180,17 @@ double gpu_test_predicted(const cJSON *record, const char *alias)
     return prediction;
 }
 
+double gpu_test_predicted_low(const cJSON *record, const char *alias, const char **reason)
+{
+    const cJSON *metric = rd_metric(record, alias);
+    if (metric == NULL)
+        fail_msg("no %s in the record", alias);
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
+    *reason = cJSON_IsString(why) ? why->valuestring : NULL;
+    const cJSON *low = cJSON_GetObjectItemCaseSensitive(metric, "predicted_low");
+    return cJSON_IsNumber(low) ? low->valuedouble : NAN;
+}
+
 const cJSON *gpu_test_record(const cJSON *report, const char *variant)
 {
     const cJSON *record = rd_record(report, variant);

@@ -38,6 +38,9 @@ cJSON *gpu_test_run_model(const char *arguments, int time_limit_s);
 /* The predicted value of the metric with this alias in a record; fails the running CMocka test
  * if the record has no such metric or no prediction for it. */
 double gpu_test_predicted(const cJSON *record, const char *alias);
+/* The low end of alias's predicted range in record, and the range's reason (NULL for a point
+ * prediction, whose low end is the prediction itself). */
+double gpu_test_predicted_low(const cJSON *record, const char *alias, const char **reason);
 
 /* Why counters were not read in this report, or NULL if they were. */
 const char *gpu_test_profiler_note(const cJSON *report);

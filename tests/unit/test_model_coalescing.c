@@ -159,24 +159,6 @@ static void float4_tail_is_one_more_request(void **state)
     cJSON_Delete(report);
 }
 
-/* The low end of a predicted range: the metric of alias in the first record. */
-static double predicted_low(const cJSON *report, const char *alias, const char **reason)
-{
-    const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
-    const cJSON *metric = NULL;
-    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
-        if (!cJSON_IsString(name) || strcmp(name->valuestring, alias) != 0)
-            continue;
-        const cJSON *why = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
-        *reason = cJSON_IsString(why) ? why->valuestring : NULL;
-        return cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble;
-    }
-    fail_msg("no %s in the report", alias);
-    return NAN;
-}
-
 /* Writes reach DRAM when the L2 evicts them: a 256 MiB output is predicted as 256 MiB less the
  * L2 (50 MiB on the H100, 4 MiB on a T4) up to 256 MiB; a 4 MiB one as 0 up to 4 MiB. */
 static void dram_writes_are_a_range_as_large_as_the_l2(void **state)
@@ -191,7 +173,8 @@ static void dram_writes_are_a_range_as_large_as_the_l2(void **state)
     const double high[] = {output, output, 1048576 * FLOAT_BYTES};
     for (int i = 0; i < 3; i++) {
         cJSON *report = gpu_test_run_model(runs[i], TIME_LIMIT_S);
-        assert_close(predicted_low(report, "dram_write_bytes", &reason), low[i]);
+        const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
+        assert_close(gpu_test_predicted_low(record, "dram_write_bytes", &reason), low[i]);
         assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"), high[i]);
         assert_non_null(reason);
         assert_non_null(strstr(reason, "evicts"));

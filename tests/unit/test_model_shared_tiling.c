@@ -13,6 +13,8 @@
  *   count agreed with it exactly (the access model run over every load instruction of every
  *   warp of the launch, one by one, where the lab sums classes of equal tiles instead): a change
  *   to the model or to the lab's sums shows here;
+ *   DRAM reads follow the L2's capacity: once while M and N fit, N once per block row when it
+ *   does not (a range in between, and for naive and coarsened);
  *   the tiled kernels read fewer sectors than naive at every shape, and the model stays fast for
  *   the largest sizes.
  */
@@ -161,6 +163,62 @@ static void odd_shapes_keep_their_recorded_predictions(void **state)
     }
 }
 
+/* DRAM reads from the L2's capacity (50 MiB on the H100, 40 MiB on an A100), m = n = 4096:
+ * M and N together within a third of the L2 (k = 512: 16 MiB) are read once; N the L2's size
+ * or more (k = 4096: 64 MiB) is read once per block row by the tiled kernels (256 block rows of
+ * tiled16, 128 of tiled32); between the two, and for naive and coarsened whenever the matrices
+ * do not fit, a range from "once" to "N once per block row" with its reason. */
+static void dram_reads_follow_the_l2(void **state)
+{
+    (void)state;
+    const double mib = 1048576.0;
+    const char *reason = NULL;
+    cJSON *report = run_model(4096, 512, 4096);
+    const double once_512 = 16 * mib;
+    for (const char *const *variant = (const char *const[]){"naive", "tiled16", "tiled32", NULL};
+         *variant != NULL; variant++) {
+        assert_count(report, *variant, "dram_read_bytes", once_512);
+        gpu_test_predicted_low(gpu_test_record(report, *variant), "dram_read_bytes", &reason);
+        assert_null(reason);
+    }
+    /* coarsened: a range even where the matrices fit, up to N once per 128-row block row. */
+    assert_count(report, "coarsened", "dram_read_bytes", 8 * mib + 32 * 8 * mib);
+    assert_true(gpu_test_predicted_low(gpu_test_record(report, "coarsened"), "dram_read_bytes",
+                                       &reason) == once_512);
+    assert_non_null(reason);
+    cJSON_Delete(report);
+
+    report = run_model(4096, 4096, 4096);
+    assert_count(report, "tiled16", "dram_read_bytes", 64 * mib + 256 * 64 * mib);
+    assert_count(report, "tiled32", "dram_read_bytes", 64 * mib + 128 * 64 * mib);
+    assert_count(report, "naive", "dram_read_bytes", 64 * mib + 128 * 64 * mib);
+    assert_true(gpu_test_predicted_low(gpu_test_record(report, "naive"), "dram_read_bytes",
+                                       &reason) == 128 * mib);
+    assert_non_null(strstr(reason, "third of the L2"));
+    cJSON_Delete(report);
+
+    /* k = 2048: N of 32 MiB is between a third of the L2 and all of it: a range for tiled16. */
+    report = run_model(4096, 2048, 4096);
+    assert_count(report, "tiled16", "dram_read_bytes", 32 * mib + 256 * 32 * mib);
+    assert_true(gpu_test_predicted_low(gpu_test_record(report, "tiled16"), "dram_read_bytes",
+                                       &reason) == 64 * mib);
+    assert_non_null(reason);
+    cJSON_Delete(report);
+
+    /* An A100's 40 MiB L2: at k = 3072, N of 48 MiB is over it, a point for tiled32 (on the
+     * H100, 48 MiB is under 50: a range). */
+    report = gpu_test_run_model("--variant tiled32 --m 4096 --k 3072 --n 4096 --gpu a100",
+                                TIME_LIMIT_S);
+    assert_count(report, "tiled32", "dram_read_bytes", 48 * mib + 128 * 48 * mib);
+    gpu_test_predicted_low(gpu_test_record(report, "tiled32"), "dram_read_bytes", &reason);
+    assert_null(reason);
+    cJSON_Delete(report);
+    report = run_model(4096, 3072, 4096);
+    gpu_test_predicted_low(gpu_test_record(report, "tiled32"), "dram_read_bytes", &reason);
+    assert_non_null(reason);
+    cJSON_Delete(report);
+}
+
 /* The tiled kernels read fewer sectors than naive at every shape, not only squares. */
 static void tiles_cut_sectors_on_rectangles(void **state)
 {
@@ -195,6 +253,7 @@ int main(void)
         cmocka_unit_test(whole_tiles_match_the_hand_count),
         cmocka_unit_test(odd_shapes_keep_their_recorded_predictions),
         cmocka_unit_test(tiles_cut_sectors_on_rectangles),
+        cmocka_unit_test(dram_reads_follow_the_l2),
         cmocka_unit_test(the_model_is_fast_for_the_largest_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
