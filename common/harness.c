@@ -562,6 +562,13 @@ static void staging_close(host_staging *staging)
         ML_CUDA_CHECK(cudaFreeHost(staging->whole));
 }
 
+/* Elements of chunk c of an output of count elements. */
+static size_t chunk_length(size_t count, size_t c)
+{
+    size_t first = c * CHECK_CHUNK_FLOATS;
+    return count - first < CHECK_CHUNK_FLOATS ? count - first : CHECK_CHUNK_FLOATS;
+}
+
 /* Chunk c is copied into buffer c % 2 while chunk c - 1 is compared. */
 static ml_comparison compare_in_chunks(const ml_problem *problem, host_staging *staging)
 {
@@ -570,19 +577,17 @@ static ml_comparison compare_in_chunks(const ml_problem *problem, host_staging *
     ml_comparison comparison = {0};
     for (size_t c = 0; c <= chunks; c++) {
         if (c < chunks) {
-            size_t first = c * CHECK_CHUNK_FLOATS;
-            size_t length = count - first < CHECK_CHUNK_FLOATS ? count - first : CHECK_CHUNK_FLOATS;
-            ML_CUDA_CHECK(cudaMemcpyAsync(staging->chunk[c % 2], problem->output + first,
-                                          length * sizeof(float), cudaMemcpyDeviceToHost,
-                                          staging->stream));
+            ML_CUDA_CHECK(cudaMemcpyAsync(staging->chunk[c % 2],
+                                          problem->output + c * CHECK_CHUNK_FLOATS,
+                                          chunk_length(count, c) * sizeof(float),
+                                          cudaMemcpyDeviceToHost, staging->stream));
             ML_CUDA_CHECK(cudaEventRecord(staging->copied[c % 2], staging->stream));
         }
         if (c > 0) {
             size_t first = (c - 1) * CHECK_CHUNK_FLOATS;
-            size_t length = count - first < CHECK_CHUNK_FLOATS ? count - first : CHECK_CHUNK_FLOATS;
             ML_CUDA_CHECK(cudaEventSynchronize(staging->copied[(c - 1) % 2]));
             ml_comparison part = ml_compare(staging->chunk[(c - 1) % 2], problem->reference + first,
-                                            length, problem->tolerance);
+                                            chunk_length(count, c - 1), problem->tolerance);
             ml_comparison_append(&comparison, &part, first);
         }
     }
