@@ -161,52 +161,50 @@ static void launch_reads(const ml_problem *problem)
 #define RESIDUE_REASON "the counter also counts waits for other warps' accesses of the other " \
                        "kind to the same bank: at most one per such wavefront"
 
+/* The five counters of one kind of shared access, by their metric aliases. */
+typedef struct {
+    const char *wavefronts, *instructions, *conflicts, *wavefronts_per_instruction,
+        *conflicts_per_instruction;
+} shared_counters;
+
+static const shared_counters shared_load_counters = {
+    "shared_load_transactions", "shared_load_instructions", "shared_ld_bank_conflict",
+    "shared_load_transactions_per_request", "shared_ld_conflicts_per_request"};
+static const shared_counters shared_store_counters = {
+    "shared_store_transactions", "shared_store_instructions", "shared_st_bank_conflict",
+    "shared_store_transactions_per_request", "shared_st_conflicts_per_request"};
+
 /* other_wavefronts: the launch's shared wavefronts of the other kind (stores beside loads). */
-static void predict_shared(const ml_shared_totals *totals, double other_wavefronts,
-                           const char *const aliases[5], ml_prediction *prediction)
+static void predict_shared(const shared_counters *counters, const ml_shared_totals *totals,
+                           double other_wavefronts, ml_prediction *prediction)
 {
-    ml_predict(prediction, aliases[1], totals->requests);
+    ml_predict(prediction, counters->instructions, totals->requests);
     int residue = totals->bank_conflicts == 0 && other_wavefronts > 0;
     /* Beside as many accesses of the other kind as its own (a transpose stores each element it
      * loads), the residue shows in the wavefronts too: 1.06 and 1.11 a load where the model
      * counts 1. Beside a few (shared_stride copies its array once, then loads 64 times), the
      * wavefronts stay within 2% of the model's. */
     if (residue && other_wavefronts >= totals->requests) {
-        ml_predict_range(prediction, aliases[0], totals->wavefronts,
+        ml_predict_range(prediction, counters->wavefronts, totals->wavefronts,
                          totals->wavefronts + other_wavefronts, RESIDUE_REASON);
-        ml_predict_range(prediction, aliases[3], totals->wavefronts / totals->requests,
+        ml_predict_range(prediction, counters->wavefronts_per_instruction,
+                         totals->wavefronts / totals->requests,
                          (totals->wavefronts + other_wavefronts) / totals->requests,
                          RESIDUE_REASON);
     } else {
-        ml_predict(prediction, aliases[0], totals->wavefronts);
-        ml_predict(prediction, aliases[3], totals->wavefronts / totals->requests);
+        ml_predict(prediction, counters->wavefronts, totals->wavefronts);
+        ml_predict(prediction, counters->wavefronts_per_instruction,
+                   totals->wavefronts / totals->requests);
     }
     if (residue) {
-        ml_predict_range(prediction, aliases[2], 0, other_wavefronts, RESIDUE_REASON);
-        ml_predict_range(prediction, aliases[4], 0, other_wavefronts / totals->requests,
-                         RESIDUE_REASON);
+        ml_predict_range(prediction, counters->conflicts, 0, other_wavefronts, RESIDUE_REASON);
+        ml_predict_range(prediction, counters->conflicts_per_instruction, 0,
+                         other_wavefronts / totals->requests, RESIDUE_REASON);
     } else {
-        ml_predict(prediction, aliases[2], totals->bank_conflicts);
-        ml_predict(prediction, aliases[4], totals->bank_conflicts / totals->requests);
+        ml_predict(prediction, counters->conflicts, totals->bank_conflicts);
+        ml_predict(prediction, counters->conflicts_per_instruction,
+                   totals->bank_conflicts / totals->requests);
     }
-}
-
-static void predict_shared_loads(const ml_shared_totals *loads, double store_wavefronts,
-                                 ml_prediction *prediction)
-{
-    static const char *const aliases[5] = {
-        "shared_load_transactions", "shared_load_instructions", "shared_ld_bank_conflict",
-        "shared_load_transactions_per_request", "shared_ld_conflicts_per_request"};
-    predict_shared(loads, store_wavefronts, aliases, prediction);
-}
-
-static void predict_shared_stores(const ml_shared_totals *stores, double load_wavefronts,
-                                  ml_prediction *prediction)
-{
-    static const char *const aliases[5] = {
-        "shared_store_transactions", "shared_store_instructions", "shared_st_bank_conflict",
-        "shared_store_transactions_per_request", "shared_st_conflicts_per_request"};
-    predict_shared(stores, load_wavefronts, aliases, prediction);
 }
 
 static void predict_global(const ml_global_totals *loads, const ml_global_totals *stores,
@@ -324,8 +322,8 @@ static void predict_tiled(long long kind, const long long *param, ml_prediction 
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, cols, rows, 1);
 
-    predict_shared_loads(&shared_loads, shared_stores.wavefronts, prediction);
-    predict_shared_stores(&shared_stores, shared_loads.wavefronts, prediction);
+    predict_shared(&shared_load_counters, &shared_loads, shared_stores.wavefronts, prediction);
+    predict_shared(&shared_store_counters, &shared_stores, shared_loads.wavefronts, prediction);
     predict_global(&loads, &stores, prediction);
 }
 
@@ -344,7 +342,7 @@ static void predict_reads(long long kind, const long long *param, ml_prediction 
     ml_shared_totals_add(&loads, &access, warps * LOADS_PER_THREAD);
     double store_wavefronts = (double)STRIDE_BLOCKS *
                               (double)ml_ceil_div(stride_vectors(stride, width_bytes), 8);
-    predict_shared_loads(&loads, store_wavefronts, prediction);
+    predict_shared(&shared_load_counters, &loads, store_wavefronts, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */

@@ -185,10 +185,8 @@ double gpu_test_predicted_low(const cJSON *record, const char *alias, const char
     const cJSON *metric = rd_metric(record, alias);
     if (metric == NULL)
         fail_msg("no %s in the record", alias);
-    const cJSON *why = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
-    *reason = cJSON_IsString(why) ? why->valuestring : NULL;
-    const cJSON *low = cJSON_GetObjectItemCaseSensitive(metric, "predicted_low");
-    return cJSON_IsNumber(low) ? low->valuedouble : NAN;
+    *reason = rd_metric_text(metric, "range_reason");
+    return rd_metric_number(metric, "predicted_low");
 }
 
 const cJSON *gpu_test_record(const cJSON *report, const char *variant)
