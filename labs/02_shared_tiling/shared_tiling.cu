@@ -14,7 +14,7 @@
  *   cublas     cuBLAS SGEMM in FP32 (no TF32): the FLOP/s ceiling every record is compared to
  *
  * Build:  ./memlab run shared_tiling --help      (or: make -f Makefile.labs shared_tiling)
- * Try:    shared_tiling                           (all variants at 4096 x 4096 x 4096)
+ * Try:    shared_tiling                           (all variants at 3072 x 3072 x 3072)
  *         shared_tiling --variant tiled16 --m 1000 --k 3 --n 777
  *         shared_tiling --model --m 1024 --k 1024 --n 1024   (predictions only, no GPU)
  */
@@ -31,11 +31,13 @@
 
 enum { PARAM_M, PARAM_K, PARAM_N, PARAM_COUNT };
 
-/* 1,000,000 keeps every grid within CUDA's 65,535 blocks in y (rows of P / 16). */
+/* 1,000,000 keeps every grid within CUDA's 65,535 blocks in y (rows of P / 16). The default,
+ * 3072, keeps a first run to a few seconds (gld_bytes is counted by instrumenting every load,
+ * 2.25 s for naive alone at 4096 on an H100) while M and N, 36 MiB each, still outgrow an L2. */
 static const ml_param params[PARAM_COUNT] = {
-    {"m", 4096, 1, 1000000, "rows of M and of P"},
-    {"k", 4096, 1, 1000000, "columns of M, rows of N: the length of each dot product"},
-    {"n", 4096, 1, 1000000, "columns of N and of P"},
+    {"m", 3072, 1, 1000000, "rows of M and of P"},
+    {"k", 3072, 1, 1000000, "columns of M, rows of N: the length of each dot product"},
+    {"n", 3072, 1, 1000000, "columns of N and of P"},
 };
 
 /* ---- the variant table ------------------------------------------------------------------------ */
