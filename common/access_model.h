@@ -9,8 +9,10 @@
  * (lanes reading the same word share it: broadcast; a 1- or 2-byte access reads the word that
  * holds it, an 8- or 16-byte access 2 or 4 consecutive words). 8- and 16-byte accesses are
  * served in phases of 16 and 8 lanes (128 bytes each: lanes 0-15 then 16-31, or lanes 0-7,
- * 8-15, ...), each phase costing its own wavefronts. Bank conflicts are the wavefronts beyond
- * the ideal (one per phase that has an active lane).
+ * 8-15, ...), each phase costing its own wavefronts, except that the second quarter-warp of a
+ * half-warp of 16-byte accesses costs nothing when it reads the first's addresses lane for lane
+ * (measured on an H100: a 16-byte broadcast to a whole warp is 2 wavefronts). Bank conflicts are
+ * the wavefronts beyond the ideal (one per phase that has an active lane).
  *
  * The labs run this model over the warps of a launch to predict the hardware counters.
  */

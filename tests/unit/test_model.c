@@ -381,6 +381,40 @@ static void test_shared_float4_coalesced(void **state)
     assert_int_equal(cost.bank_conflicts, 0);
 }
 
+/* One float4 read by every lane (a broadcast, as the tiled products read a row of Ms): the
+ * second quarter-warp of each half rides with the first, 2 wavefronts, as an H100 counts. */
+static void test_shared_float4_broadcast(void **state)
+{
+    (void)state;
+    ml_shared_cost cost = shared_strided(0, FLOAT4_BYTES, ML_ALL_LANES);
+    assert_int_equal(cost.requests, 1);
+    assert_int_equal(cost.wavefronts, 2);
+    assert_int_equal(cost.bank_conflicts, 0);
+}
+
+/* The coarsened product's two loads: lane l reads float4 number l / 8 (each quarter-warp its
+ * own, 4 wavefronts), then float4 number l % 8 (both quarters of a half alike, 2 wavefronts).
+ * Lanes 8-15 reading what lanes 0-7 read but in another order is no repeat: 4 wavefronts. */
+static void test_shared_float4_quarter_repeats(void **state)
+{
+    (void)state;
+    ml_warp_access access;
+    ml_warp_access_strided(&access, 0, 0, FLOAT4_BYTES, ML_ALL_LANES);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane / 8) * FLOAT4_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 4);
+
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane % 8) * FLOAT4_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 2);
+
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane / 8 % 2 == 0 ? lane % 8 : 7 - lane % 8) * FLOAT4_BYTES;
+    ml_shared_cost reordered = ml_model_shared(&access);
+    assert_int_equal(reordered.wavefronts, 4);
+    assert_int_equal(reordered.bank_conflicts, 0);
+}
+
 /* A phase with no active lane costs nothing: doubles with only lanes 0-15 take 1 phase. */
 static void test_shared_double_idle_phase(void **state)
 {
@@ -468,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_shared_double_coalesced),
         cmocka_unit_test(test_shared_double_stride_2),
         cmocka_unit_test(test_shared_float4_coalesced),
+        cmocka_unit_test(test_shared_float4_broadcast),
+        cmocka_unit_test(test_shared_float4_quarter_repeats),
         cmocka_unit_test(test_shared_double_idle_phase),
         cmocka_unit_test(test_shared_narrow_widths),
         cmocka_unit_test(test_shared_inactive_lanes),
