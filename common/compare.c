@@ -3,7 +3,7 @@
 
 #include <math.h>
 
-double ml_relative_error(float got, float expected)
+double ml_relative_error(double got, double expected)
 {
     /* NaN compares false with everything, so "error > tolerance" would let it pass: report it
      * as an infinite error instead. The harness poisons outputs with NaN, so this is what an
@@ -11,8 +11,8 @@ double ml_relative_error(float got, float expected)
     if (!isfinite(got) || !isfinite(expected)) {
         return INFINITY;
     }
-    double difference = fabs((double)got - (double)expected);
-    double scale = fmax(fabs((double)expected), 1.0);
+    double difference = fabs(got - expected);
+    double scale = fmax(fabs(expected), 1.0);
     return difference / scale;
 }
 
@@ -56,6 +56,37 @@ ml_comparison ml_compare(const float *got, const float *expected, size_t count, 
     return comparison;
 }
 
+ml_comparison ml_compare_counts(const uint32_t *got, const uint32_t *expected, size_t count)
+{
+    ml_comparison comparison = {0};
+    comparison.count = count;
+
+    double max_error = 0;
+    size_t mismatches = 0;
+#pragma omp parallel for reduction(max : max_error) reduction(+ : mismatches) if (count > 65536)
+    for (size_t i = 0; i < count; i++) {
+        if (got[i] == expected[i])
+            continue;
+        mismatches++;
+        double error = ml_relative_error(got[i], expected[i]);
+        if (error > max_error)
+            max_error = error;
+    }
+    comparison.max_rel_error = max_error;
+    comparison.mismatches = mismatches;
+
+    for (size_t i = 0; i < count && comparison.reported < mismatches &&
+                       comparison.reported < ML_MAX_REPORTED_MISMATCHES; i++) {
+        if (got[i] == expected[i])
+            continue;
+        comparison.first_index[comparison.reported] = i;
+        comparison.first_got[comparison.reported] = got[i];
+        comparison.first_expected[comparison.reported] = expected[i];
+        comparison.reported++;
+    }
+    return comparison;
+}
+
 void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first)
 {
     for (size_t i = 0; i < part->reported && whole->reported < ML_MAX_REPORTED_MISMATCHES; i++) {
@@ -71,12 +102,14 @@ void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_
 }
 
 /* printf shows a NaN with its sign bit set as "-nan"; the sign means nothing, so always "nan". */
-static void print_value(FILE *stream, float value)
+static void print_value(FILE *stream, double value)
 {
     if (isnan(value)) {
         fputs("nan", stream);
+    } else if (value == floor(value) && fabs(value) < 1e15) {
+        fprintf(stream, "%.0f", value); /* a count, whole: 268435456, not 2.684355e+08 */
     } else {
-        fprintf(stream, "%.7g", (double)value);
+        fprintf(stream, "%.7g", value);
     }
 }
 

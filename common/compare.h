@@ -3,6 +3,7 @@
 #define MEMLAB_COMPARE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define ML_MAX_REPORTED_MISMATCHES 5
@@ -12,8 +13,8 @@ typedef struct {
     size_t mismatches;          /* elements whose error exceeds the tolerance, or NaN/Inf */
     double max_rel_error;       /* largest ml_relative_error seen (Inf if any NaN/Inf) */
     size_t first_index[ML_MAX_REPORTED_MISMATCHES];     /* first mismatches, in index order */
-    float first_got[ML_MAX_REPORTED_MISMATCHES];
-    float first_expected[ML_MAX_REPORTED_MISMATCHES];
+    double first_got[ML_MAX_REPORTED_MISMATCHES];         /* a float, or a count (exact) */
+    double first_expected[ML_MAX_REPORTED_MISMATCHES];
     size_t reported;            /* how many of first_* are filled */
 } ml_comparison;
 
@@ -22,8 +23,11 @@ typedef struct {
  * INFINITY when got or expected is NaN or Inf.
  * An element is wrong when its error exceeds tolerance, or got is NaN or Inf (the harness
  * poisons outputs with NaN, so an unwritten element fails). */
-double ml_relative_error(float got, float expected);
+double ml_relative_error(double got, double expected);
 ml_comparison ml_compare(const float *got, const float *expected, size_t count, double tolerance);
+/* Counts (a histogram): an element is wrong unless it equals the reference exactly; the error of
+ * a wrong one is ml_relative_error's of the two counts. */
+ml_comparison ml_compare_counts(const uint32_t *got, const uint32_t *expected, size_t count);
 /* Adds part, the comparison of elements [first, first + part->count), to whole, the comparison of
  * the elements before them: an output compared in chunks gives what one ml_compare would. */
 void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first);

@@ -101,10 +101,13 @@ void ml_fill_random(float *device, size_t count, uint64_t seed)
 /* Reads the whole buffer. Only a value no real data produces is ever stored, so the compiler
  * must keep the loads, and the L2 ends up holding clean lines of this buffer: the next kernel
  * reads its inputs from DRAM and no earlier dirty line is written back during it. */
-static __global__ void read_all_kernel(const uint4 *buffer, size_t count, unsigned *sink)
+static __global__ void read_all_kernel(const uint4 *buffer, size_t count, unsigned *sink,
+                                       unsigned *zero, size_t zero_words)
 {
     unsigned bits = 0;
     size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < zero_words; i += stride)
+        zero[i] = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride) {
         uint4 value = buffer[i];
         bits ^= value.x ^ value.y ^ value.z ^ value.w;
@@ -113,11 +116,12 @@ static __global__ void read_all_kernel(const uint4 *buffer, size_t count, unsign
         *sink = bits;
 }
 
-void ml_flush_l2(void *buffer, size_t bytes)
+void ml_flush_l2(void *buffer, size_t bytes, void *zero, size_t zero_bytes)
 {
     /* The buffer's last word is the sink: it is never read as part of the uint4 sweep. */
     size_t vectors = (bytes - sizeof(uint4)) / sizeof(uint4);
     unsigned *sink = (unsigned *)((char *)buffer + bytes - sizeof(unsigned));
-    read_all_kernel<<<1024, 256>>>((const uint4 *)buffer, vectors, sink);
+    read_all_kernel<<<1024, 256>>>((const uint4 *)buffer, vectors, sink, (unsigned *)zero,
+                                   zero_bytes / sizeof(unsigned));
     ML_LAUNCH_CHECK();
 }

@@ -321,12 +321,22 @@ static int validate_selection(const char *chip, metric_selection *selection, cha
 typedef struct {
     void *buffer;
     size_t bytes;
+    const ml_problem *zeroed;   /* the problem whose output a profiler pass must zero, or NULL */
 } l2_flush;
 
+static int output_is_zeroed(const ml_problem *problem)
+{
+    return problem->output_kind != ML_OUTPUT_WRITTEN;
+}
+
+/* Every pass of the profiler runs the kernel again: an output it adds into is zeroed in the
+ * prelude's kernel, so that the launch after the last pass can be checked like any other. */
 static void flush_prelude(void *argument)
 {
     const l2_flush *flush = argument;
-    ml_flush_l2(flush->buffer, flush->bytes);
+    const ml_problem *zeroed = flush->zeroed;
+    ml_flush_l2(flush->buffer, flush->bytes, zeroed != NULL ? zeroed->output : NULL,
+                zeroed != NULL ? zeroed->output_count * sizeof(float) : 0);
 }
 
 /* A kernel could do its work only when it is checked (counting its launches in a __device__
@@ -338,8 +348,10 @@ static void flush_prelude(void *argument)
 
 static void poison_output(const ml_problem *problem)
 {
-    /* All bits set is a NaN: an element the kernel never writes fails the comparison. */
-    ML_CUDA_CHECK(cudaMemset(problem->output, 0xff, problem->output_count * sizeof(float)));
+    /* All bits set is a NaN: an element the kernel never writes fails the comparison. An output
+     * the kernel adds into starts from zero instead. */
+    ML_CUDA_CHECK(cudaMemset(problem->output, output_is_zeroed(problem) ? 0 : 0xff,
+                             problem->output_count * sizeof(float)));
 }
 
 static void check_later_launch(const ml_problem *problem, const char *which, uint64_t round,
@@ -348,17 +360,26 @@ static void check_later_launch(const ml_problem *problem, const char *which, uin
     size_t count = problem->check_index != NULL ? problem->check_count : problem->output_count;
     size_t samples = count < LATER_LAUNCH_SAMPLES ? count : LATER_LAUNCH_SAMPLES;
     float got[LATER_LAUNCH_SAMPLES], expected[LATER_LAUNCH_SAMPLES];
+    uint32_t got_counts[LATER_LAUNCH_SAMPLES], expected_counts[LATER_LAUNCH_SAMPLES];
+    int counted = problem->output_kind == ML_OUTPUT_COUNTED;
     size_t index[LATER_LAUNCH_SAMPLES];
     for (size_t k = 0; k < samples; k++) {
         /* Spread over the output, the first and last elements included. */
         double where = 0.5 + 0.5 * (double)ml_random_value(round, k);
         size_t sample = k == 0 ? 0 : k == 1 ? count - 1 : (size_t)(where * (double)(count - 1));
         index[k] = problem->check_index != NULL ? problem->check_index[sample] : sample;
-        expected[k] = problem->reference[sample];
-        ML_CUDA_CHECK(cudaMemcpy(&got[k], problem->output + index[k], sizeof got[k],
-                                 cudaMemcpyDeviceToHost));
+        if (counted) {
+            expected_counts[k] = problem->reference_counts[sample];
+            ML_CUDA_CHECK(cudaMemcpy(&got_counts[k], (const uint32_t *)problem->output + index[k],
+                                     sizeof got_counts[k], cudaMemcpyDeviceToHost));
+        } else {
+            expected[k] = problem->reference[sample];
+            ML_CUDA_CHECK(cudaMemcpy(&got[k], problem->output + index[k], sizeof got[k],
+                                     cudaMemcpyDeviceToHost));
+        }
     }
-    ml_comparison later = ml_compare(got, expected, samples, problem->tolerance);
+    ml_comparison later = counted ? ml_compare_counts(got_counts, expected_counts, samples)
+                                  : ml_compare(got, expected, samples, problem->tolerance);
     if (later.mismatches == 0)
         return;
     /* Added to the record's comparison, by their index in the output. */
@@ -373,10 +394,10 @@ static void check_later_launch(const ml_problem *problem, const char *which, uin
     if (later.max_rel_error > comparison->max_rel_error)
         comparison->max_rel_error = later.max_rel_error;
     if (record->correct)
-        fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %g, expected %g: a kernel must "
-                        "do its work at every launch\n",
+        fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %.10g, expected %.10g: a kernel "
+                        "must do its work at every launch\n",
                 problem->variant->name, which, index[later.first_index[0]],
-                (double)later.first_got[0], (double)later.first_expected[0]);
+                later.first_got[0], later.first_expected[0]);
     record->correct = 0;
 }
 
@@ -501,7 +522,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
         poison_output(problem);
         /* Inputs that fit in the L2 are read from DRAM every time (and the poison is written
          * back before the clock starts). */
-        ml_flush_l2(flush->buffer, flush->bytes);
+        ml_flush_l2(flush->buffer, flush->bytes, NULL, 0);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
         ML_LAUNCH_CHECK();
@@ -535,7 +556,7 @@ static double kernel_seconds(const ml_record *record, const ml_options *options)
 #define CHECK_CHUNK_FLOATS ((size_t)1 << 22) /* 16 MiB */
 
 typedef struct {
-    float *chunk[2];
+    void *chunk[2];             /* CHECK_CHUNK_FLOATS elements of 4 bytes: floats or counts */
     cudaEvent_t copied[2];
     cudaStream_t stream;
     float *whole;
@@ -545,7 +566,7 @@ typedef struct {
 static void staging_open(host_staging *staging)
 {
     for (int i = 0; i < 2; i++) {
-        ML_CUDA_CHECK(cudaMallocHost((void **)&staging->chunk[i], CHECK_CHUNK_FLOATS * sizeof(float)));
+        ML_CUDA_CHECK(cudaMallocHost(&staging->chunk[i], CHECK_CHUNK_FLOATS * sizeof(float)));
         ML_CUDA_CHECK(cudaEventCreateWithFlags(&staging->copied[i], cudaEventDisableTiming));
     }
     ML_CUDA_CHECK(cudaStreamCreate(&staging->stream));
@@ -577,6 +598,7 @@ static ml_comparison compare_in_chunks(const ml_problem *problem, host_staging *
     ml_comparison comparison = {0};
     for (size_t c = 0; c <= chunks; c++) {
         if (c < chunks) {
+            /* Counts are 4 bytes like floats: the same offsets. */
             ML_CUDA_CHECK(cudaMemcpyAsync(staging->chunk[c % 2],
                                           problem->output + c * CHECK_CHUNK_FLOATS,
                                           chunk_length(count, c) * sizeof(float),
@@ -586,8 +608,13 @@ static ml_comparison compare_in_chunks(const ml_problem *problem, host_staging *
         if (c > 0) {
             size_t first = (c - 1) * CHECK_CHUNK_FLOATS;
             ML_CUDA_CHECK(cudaEventSynchronize(staging->copied[(c - 1) % 2]));
-            ml_comparison part = ml_compare(staging->chunk[(c - 1) % 2], problem->reference + first,
-                                            chunk_length(count, c - 1), problem->tolerance);
+            size_t length = chunk_length(count, c - 1);
+            ml_comparison part =
+                problem->output_kind == ML_OUTPUT_COUNTED
+                    ? ml_compare_counts(staging->chunk[(c - 1) % 2],
+                                        problem->reference_counts + first, length)
+                    : ml_compare(staging->chunk[(c - 1) % 2], problem->reference + first, length,
+                                 problem->tolerance);
             ml_comparison_append(&comparison, &part, first);
         }
     }
@@ -615,6 +642,21 @@ static ml_comparison compare_sample(const ml_problem *problem, host_staging *sta
         comparison.first_index[i] = problem->check_index[comparison.first_index[i]];
     free(sample);
     return comparison;
+}
+
+/* What setup made must fit its output kind: a bug of the lab's, not bad input. */
+static void check_problem(const ml_lab *lab, const ml_problem *problem)
+{
+    int counted = problem->output_kind == ML_OUTPUT_COUNTED;
+    const char *wrong = NULL;
+    if (counted && (problem->reference_counts == NULL || problem->check_index != NULL))
+        wrong = "a counted output needs reference_counts, and is compared whole (no check_index)";
+    else if (!counted && problem->reference == NULL)
+        wrong = "setup made no reference";
+    if (wrong != NULL) {
+        fprintf(stderr, "%s: lab error: %s: %s\n", lab->program, problem->variant->name, wrong);
+        exit(ML_EXIT_LAB_ERROR);
+    }
 }
 
 static void check_variant(const ml_problem *problem, host_staging *staging, ml_record *record)
@@ -1021,6 +1063,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
                                   .seed = options.seed};
             double phase_start = monotonic_seconds();
             lab->setup(&problem);
+            check_problem(lab, &problem);
             record->bytes = problem.bytes;
             record->flops = problem.flops;
             fill_resources(&problem, &properties, record);
@@ -1034,7 +1077,9 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             report.seconds.timing_loop += lap(&phase_start);
 
             double measured[ML_MAX_METRICS];
+            flush.zeroed = output_is_zeroed(&problem) ? &problem : NULL;
             collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
+            flush.zeroed = NULL;
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;
             lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
@@ -1047,6 +1092,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
 
             lab->teardown(&problem);
             free(problem.reference);
+            free(problem.reference_counts);
             free(problem.check_index);
             report.seconds.teardown += lap(&phase_start);
         }

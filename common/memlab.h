@@ -81,6 +81,17 @@ void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
 
 typedef struct ml_variant ml_variant;
 
+/* What a variant's output holds, and how the harness prepares it before every launch (the
+ * checked one, every timed one and every pass of the profiler). */
+typedef enum {
+    ML_OUTPUT_WRITTEN = 0,  /* floats the kernel writes: poisoned with NaN first, so an element
+                               left unwritten fails; compared with reference within tolerance */
+    ML_OUTPUT_SUMMED,       /* floats the kernel adds into (atomicAdd): zeroed first; compared
+                               with reference within tolerance */
+    ML_OUTPUT_COUNTED,      /* 32-bit unsigned counts the kernel adds into (a histogram): zeroed
+                               first; compared exactly with reference_counts */
+} ml_output_kind;
+
 /* One run of one variant at one set of sizes. The harness fills the first block; the lab's
  * setup fills the second. */
 typedef struct {
@@ -91,10 +102,13 @@ typedef struct {
     uint64_t seed;
 
     void *state;                /* the lab's own buffers */
-    float *output;              /* device buffer the harness poisons before each run and checks */
+    float *output;              /* device buffer the harness prepares before each run and checks:
+                                   output_count floats, or 32-bit counts (output_kind) */
     size_t output_count;
+    ml_output_kind output_kind; /* ML_OUTPUT_WRITTEN unless setup says otherwise */
     float *reference;           /* host, output_count values from the CPU reference; malloc'd by
                                    setup, freed by the harness */
+    uint32_t *reference_counts; /* instead of reference for ML_OUTPUT_COUNTED; likewise */
     size_t *check_index;        /* optional, for outputs too large to recompute on the CPU: only
                                    output[check_index[i]] is compared, with reference[i], for
                                    i < check_count; malloc'd by setup, freed by the harness */
@@ -188,8 +202,10 @@ void ml_fill_random(float *device, size_t count, uint64_t seed);
 float ml_random_value(uint64_t seed, uint64_t index);
 /* Leaves the L2 holding only clean lines of buffer (at least twice the L2 size, 16-byte
  * aligned), so the next kernel starts with a cold cache, as Nsight Compute's cache control does.
- * The harness calls it before every timed and profiled launch. */
-void ml_flush_l2(void *buffer, size_t bytes);
+ * The harness calls it before every timed and profiled launch. First, in the same kernel (a
+ * profiler pass sees it as the one kernel before the profiled one), it zeroes zero_bytes at zero
+ * (a multiple of 4; NULL and 0 for none): an output the profiled kernel adds into. */
+void ml_flush_l2(void *buffer, size_t bytes, void *zero, size_t zero_bytes);
 /* Blocks of threads_per_block needed to cover count items. */
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block);
 /* Blocks of the variant's (one-dimensional) block needed to cover count items. */

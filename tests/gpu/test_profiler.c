@@ -42,7 +42,7 @@ static l2_sweep prelude_sweep, profiled_sweep;
 static void sweep_prelude(void *argument)
 {
     const l2_sweep *sweep = argument;
-    ml_flush_l2(sweep->buffer, sweep->bytes);
+    ml_flush_l2(sweep->buffer, sweep->bytes, NULL, 0);
 }
 
 static void read_only_sweep_writes_nothing_back(void **state)
@@ -55,7 +55,7 @@ static void read_only_sweep_writes_nothing_back(void **state)
     const char *names[] = { "dram__bytes_read.sum", "dram__bytes_write.sum" };
     double values[2];
     assert_int_equal(prof_begin(session, names, 2), PROF_OK);
-    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes, NULL, 0);
     prof_status status = prof_end(session, values);
     if (status != PROF_OK)
         fail_msg("prof_end: %s", prof_last_error());
@@ -72,8 +72,8 @@ static void second_kernel_is_refused(void **state)
     const char *names[] = { "dram__bytes_read.sum" };
     double values[1];
     assert_int_equal(prof_begin(session, names, 1), PROF_OK);
-    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
-    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes, NULL, 0);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes, NULL, 0);
     assert_int_equal(prof_end(session, values), PROF_ERR_DROPPED_RANGES);
     print_message("%s\n", prof_last_error());
 }
@@ -89,7 +89,7 @@ static int collect_two_passes(size_t bytes, double *values)
     int launches = 0, another_pass = 1;
     prof_status status = prof_begin(session, two_pass_names, 3);
     while (status == PROF_OK && another_pass) {
-        ml_flush_l2(profiled_sweep.buffer, bytes);
+        ml_flush_l2(profiled_sweep.buffer, bytes, NULL, 0);
         launches++;
         status = prof_next_pass(session, &another_pass);
     }
@@ -125,12 +125,12 @@ static void ending_before_the_last_pass_is_refused(void **state)
     (void)state;
     double values[3];
     assert_int_equal(prof_begin(session, two_pass_names, 3), PROF_OK);
-    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes, NULL, 0);
     assert_int_equal(prof_end(session, values), PROF_ERR_BAD_STATE);
     print_message("%s\n", prof_last_error());
     /* The refusal ended the collection: the session can begin again. */
     assert_int_equal(prof_begin(session, two_pass_names, 1), PROF_OK);
-    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes);
+    ml_flush_l2(profiled_sweep.buffer, profiled_sweep.bytes, NULL, 0);
     assert_int_equal(prof_end(session, values), PROF_OK);
 }
 

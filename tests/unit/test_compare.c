@@ -270,6 +270,35 @@ static void test_print_mismatches(void **state)
                         "  [2] got 3, expected 2 (error 0.5)\n");
 }
 
+/* Counts compare exactly: one count off by one in 2^28 fails (a float would round it away), and
+ * the report prints both counts whole. */
+static void test_counts_compare_exactly(void **state)
+{
+    (void)state;
+    uint32_t expected[COUNT], got[COUNT];
+    for (size_t i = 0; i < COUNT; i++)
+        expected[i] = got[i] = (uint32_t)(i * 1000);
+    expected[5] = 268435456u;
+    got[5] = 268435455u;
+    assert_true((float)expected[5] == (float)got[5]);
+
+    ml_comparison comparison = ml_compare_counts(got, expected, COUNT);
+    assert_int_equal(comparison.count, COUNT);
+    assert_int_equal(comparison.mismatches, 1);
+    assert_int_equal(comparison.reported, 1);
+    assert_int_equal(comparison.first_index[0], 5);
+    assert_true(comparison.max_rel_error > 0);
+
+    char text[256];
+    print_to_string(&comparison, text, sizeof text);
+    assert_string_equal(text, "  [5] got 268435455, expected 268435456 (error 3.7e-09)\n");
+
+    got[5] = expected[5];
+    comparison = ml_compare_counts(got, expected, COUNT);
+    assert_int_equal(comparison.mismatches, 0);
+    assert_true(comparison.max_rel_error == 0);
+}
+
 static void test_print_mismatches_says_how_many_more(void **state)
 {
     (void)state;
@@ -318,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_print_mismatches),
         cmocka_unit_test(test_print_mismatches_says_how_many_more),
+        cmocka_unit_test(test_counts_compare_exactly),
         cmocka_unit_test(test_print_nothing_when_all_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
