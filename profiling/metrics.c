@@ -389,6 +389,67 @@ static const prof_metric metric_table[] = {
         .meaning = "global-load sectors found in L1, as % of those looked up; __ldg loads count "
                    "too: since Volta the read-only path is the same L1",
     },
+    /* ---- atomics ---- */
+    {
+        .alias = "global_red_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__inst_executed_op_global_red.sum",
+        .unit = "instructions",
+        .group = "atomic",
+        .meaning = "global reduction instructions (RED: an atomicAdd whose old value is unused) a "
+                   "warp executed, one however many of its lanes take part",
+    },
+    {
+        .alias = "l2_red_requests",
+        .legacy_names = "",
+        .perfworks = "lts__t_requests_srcunit_tex_op_red.sum",
+        .unit = "requests",
+        .group = "atomic",
+        .meaning = "reduction requests the L2 received from the SMs: where global atomics wait "
+                   "for each other",
+    },
+    {
+        .alias = "l2_red_bytes",
+        .legacy_names = "",
+        .perfworks = "l1tex__m_l1tex2xbar_write_bytes_mem_global_op_red.sum",
+        .unit = "bytes",
+        .group = "atomic",
+        .meaning = "bytes of global reductions L1 sent towards the L2: the operands of the "
+                   "lanes that took part",
+    },
+    {
+        .alias = "shuffle_thread_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__sass_thread_inst_executed_op_inter_thread_communication_pred_on.sum",
+        .unit = "lanes",
+        .group = "atomic",
+        .meaning = "lanes that executed an instruction exchanging values between the lanes of a "
+                   "warp (SHFL, VOTE, MATCH); instrumented, it needs its own pass",
+    },
+    {
+        .alias = "shared_atom_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__inst_executed_op_shared_atom.sum",
+        .unit = "instructions",
+        .group = "atomic",
+        .meaning = "shared-memory atomic instructions (ATOMS) a warp executed",
+    },
+    {
+        .alias = "shared_ld_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__inst_executed_op_shared_ld.sum",
+        .unit = "instructions",
+        .group = "shared",
+        .meaning = "shared-memory load instructions (LDS) a warp executed",
+    },
+    {
+        .alias = "shared_st_instructions",
+        .legacy_names = "",
+        .perfworks = "smsp__inst_executed_op_shared_st.sum",
+        .unit = "instructions",
+        .group = "shared",
+        .meaning = "shared-memory store instructions (STS) a warp executed",
+    },
 };
 
 size_t prof_metric_count(void)

@@ -82,6 +82,16 @@ static void a_good_rubric_reads_whole(void **state)
     assert_false(rubric_case_sanitizer(small, &tool));
     assert_null(rubric_find(&cases, "nope"));
     rubric_free(&cases);
+
+    /* A warp primitive's mask is synccheck's to check. */
+    rubric_set masks = {0};
+    assert_int_equal(rubric_parse(&masks, "case masks 1 visible --n 7\ncheck synccheck\ncheck correct\n",
+                                  "rubric", error, sizeof error), 0);
+    const grading_case *shuffle = rubric_find(&masks, "masks");
+    assert_int_equal(shuffle->check[0].kind, CHECK_SYNCCHECK);
+    assert_true(rubric_case_sanitizer(shuffle, &tool));
+    assert_string_equal(tool, "synccheck");
+    rubric_free(&masks);
 }
 
 /* Each malformed text gives one error line that starts with "rubric:LINE:" and says what. */
@@ -141,6 +151,10 @@ static void a_sanitizer_case_checks_nothing_timed(void **state)
                  "runs under compute-sanitizer memcheck");
     expect_error("case a 1 visible --n 1\ncheck racecheck\ncheck memcheck\n", 3,
                  "runs under compute-sanitizer racecheck");
+    expect_error("case a 1 visible --n 1\ncheck synccheck\ncheck racecheck\n", 3,
+                 "runs under compute-sanitizer synccheck");
+    expect_error("case a 1 visible --n 1\ncheck synccheck\ncheck time_ratio <= 2\n", 3,
+                 "runs under compute-sanitizer synccheck");
     expect_error("case a 1 visible --n 1 --metrics none\ncheck memcheck\n", 1, "leave out --metrics");
 }
 

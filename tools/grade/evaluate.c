@@ -398,14 +398,23 @@ static case_status run_outcome(const lab_run *run, const char *whose, text_buffe
     }
 }
 
+/* What a sanitizer tool finds, one and many ("race hazard", "race hazards"). */
+static const char *finding(const char *tool, int many)
+{
+    if (strcmp(tool, "racecheck") == 0)
+        return many ? "race hazards" : "race hazard";
+    if (strcmp(tool, "synccheck") == 0)
+        return many ? "synchronization errors" : "synchronization error";
+    return many ? "memory errors" : "memory error";
+}
+
 /* The sanitizer's verdict, before anything else the run says. */
 static case_status sanitizer_outcome(const grading_case *rubric_case, const lab_run *run,
                                      text_buffer *output)
 {
     const grading_check *check = NULL;
     for (int i = 0; i < rubric_case->check_count && check == NULL; i++)
-        if (rubric_case->check[i].kind == CHECK_MEMCHECK ||
-            rubric_case->check[i].kind == CHECK_RACECHECK)
+        if (rubric_check_tool(rubric_case->check[i].kind) != NULL)
             check = &rubric_case->check[i];
     if (run->timed_out || run->signal != 0)
         return run_outcome(run, "program (under compute-sanitizer)", output);
@@ -417,14 +426,13 @@ static case_status sanitizer_outcome(const grading_case *rubric_case, const lab_
     }
     if (run->sanitizer_errors > 0) {
         text_append(output, "FAIL  compute-sanitizer %s: %d %s, expected none",
-                    run->sanitizer, run->sanitizer_errors,
-                    strcmp(run->sanitizer, "racecheck") == 0 ? "race hazards" : "memory errors");
+                    run->sanitizer, run->sanitizer_errors, finding(run->sanitizer, 1));
         append_hint(output, check, CASE_FAILED);
         text_append(output, "%s\n", run->sanitizer_log);
         return CASE_FAILED;
     }
     text_append(output, "ok    compute-sanitizer %s: no %s\n", run->sanitizer,
-                strcmp(run->sanitizer, "racecheck") == 0 ? "race hazard" : "memory error");
+                finding(run->sanitizer, 0));
     return CASE_PASSED;
 }
 
@@ -488,6 +496,7 @@ static case_status evaluate_checks(const grading_case *rubric_case, const lab_ru
             break;
         case CHECK_MEMCHECK:
         case CHECK_RACECHECK:
+        case CHECK_SYNCCHECK:
             break;              /* decided above */
         }
     }

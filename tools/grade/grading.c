@@ -7,7 +7,7 @@
  *      output. A compile error: score 0 with the compiler's messages (they name only the
  *      submission);
  *   3. run each rubric case as a process of its own with the case's time limit (under
- *      compute-sanitizer for a memcheck or racecheck case): PROGRAM ARGS --kernels NAME.fatbin
+ *      compute-sanitizer for a memcheck, racecheck or synccheck case): PROGRAM ARGS --kernels NAME.fatbin
  *      --format json --out FILE, holding the GPU lock. A case that compares with the reference
  *      solution also runs PROGRAM ARGS (the program's own kernels: the instructor's solution);
  *      predictions come from PROGRAM ARGS --model. Each run's stdout and stderr are capped (a
@@ -352,7 +352,7 @@ static void read_sanitizer_log(const char *path, lab_run *run)
 
 /* Runs the lab program with the case's arguments; fills `run`.
  *   kind RUN_SUBMISSION: with --kernels the submission's fatbin (under compute-sanitizer for a
- *                        memcheck or racecheck case);
+ *                        memcheck, racecheck or synccheck case);
  *   kind RUN_REFERENCE:  the program's own kernels, the instructor's solution;
  *   kind RUN_MODEL:      --model, predictions only. */
 typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_MODEL } run_kind;

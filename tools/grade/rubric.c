@@ -225,8 +225,8 @@ static int parse_check(parse_state *state, grading_case *owner, char *text)
 
     char *word[MAX_WORDS];
     int count = split_words(text, word, MAX_WORDS);
-    const char *form = "a check is: correct, memcheck, racecheck, QUANTITY OP NUMBER, or "
-                       "QUANTITY ~ predicted|reference PCT%";
+    const char *form = "a check is: correct, memcheck, racecheck, synccheck, QUANTITY OP NUMBER, "
+                       "or QUANTITY ~ predicted|reference PCT%";
     if (count <= 0)
         return fail(state, "%s", form);
 
@@ -236,6 +236,8 @@ static int parse_check(parse_state *state, grading_case *owner, char *text)
         check->kind = CHECK_MEMCHECK;
     } else if (count == 1 && strcmp(word[0], "racecheck") == 0) {
         check->kind = CHECK_RACECHECK;
+    } else if (count == 1 && strcmp(word[0], "synccheck") == 0) {
+        check->kind = CHECK_SYNCCHECK;
     } else if (count == 3 || count == 4) {
         if (!is_name(word[0], sizeof check->quantity))
             return fail(state, "'%s' is not a metric alias or a quantity name", word[0]);
@@ -289,10 +291,9 @@ static int finish_case(parse_state *state, const grading_case *finished)
     if (rubric_case_sanitizer(finished, &tool)) {
         for (int i = 0; i < finished->check_count; i++) {
             const grading_check *check = &finished->check[i];
-            int other_tool = (check->kind == CHECK_MEMCHECK || check->kind == CHECK_RACECHECK) &&
-                             strcmp(tool, check->kind == CHECK_MEMCHECK ? "memcheck" : "racecheck") != 0;
-            int timed = check->kind != CHECK_CORRECT && check->kind != CHECK_MEMCHECK &&
-                        check->kind != CHECK_RACECHECK;
+            const char *check_tool = rubric_check_tool(check->kind);
+            int other_tool = check_tool != NULL && strcmp(tool, check_tool) != 0;
+            int timed = check->kind != CHECK_CORRECT && check_tool == NULL;
             if (other_tool || timed) {
                 state->line = check->line;
                 return fail(state, "case %s runs under compute-sanitizer %s: it can only check "
@@ -427,15 +428,25 @@ const grading_case *rubric_find(const rubric_set *rubric, const char *name)
     return NULL;
 }
 
+const char *rubric_check_tool(check_kind kind)
+{
+    switch (kind) {
+    case CHECK_MEMCHECK:
+        return "memcheck";
+    case CHECK_RACECHECK:
+        return "racecheck";
+    case CHECK_SYNCCHECK:
+        return "synccheck";
+    default:
+        return NULL;
+    }
+}
+
 int rubric_case_sanitizer(const grading_case *rubric_case, const char **tool)
 {
     for (int i = 0; i < rubric_case->check_count; i++) {
-        if (rubric_case->check[i].kind == CHECK_MEMCHECK) {
-            *tool = "memcheck";
-            return 1;
-        }
-        if (rubric_case->check[i].kind == CHECK_RACECHECK) {
-            *tool = "racecheck";
+        if (rubric_check_tool(rubric_case->check[i].kind) != NULL) {
+            *tool = rubric_check_tool(rubric_case->check[i].kind);
             return 1;
         }
     }

@@ -34,7 +34,11 @@ typedef enum {
     CHECK_REFERENCE,            /* quantity within tolerance_pct of the reference's measurement */
     CHECK_MEMCHECK,
     CHECK_RACECHECK,
+    CHECK_SYNCCHECK,            /* barriers and warp primitives: a wrong mask, a divergent barrier */
 } check_kind;
+
+/* The compute-sanitizer tool a check runs ("memcheck", ...), or NULL for a check that needs none. */
+const char *rubric_check_tool(check_kind kind);
 
 typedef enum { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ } check_op;
 
