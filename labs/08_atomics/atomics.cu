@@ -201,35 +201,39 @@ static void add_red(const unsigned *bin, unsigned lanes, double repeat, red_cost
     cost->bytes += repeat * 32.0 * lane_runs(bin, lanes, 8);
 }
 
-/* The histograms' global reductions, warp of values by warp of values (32 consecutive values,
- * the last maybe fewer). A warp's start repeats every cold_bins warps, so one warp per start
- * stands for all that share it. aggregated: one lane per bin the warp hits. */
+/* Adds what the RED of the warp of values `warp` (its first `lanes` lanes) sends the L2, times
+ * repeat. aggregated: only the first lane of each bin takes part. */
+static void add_warp_reds(uint64_t warp, unsigned lanes, const long long *param, int aggregated,
+                          double repeat, red_cost *cost)
+{
+    unsigned bin[32], count = 0;
+    for (unsigned lane = 0; lane < lanes; lane++) {
+        unsigned value = histogram_value(warp * 32 + lane, param);
+        int seen = 0;
+        for (unsigned k = 0; aggregated && k < count; k++)
+            seen |= bin[k] == value;
+        if (!seen)
+            bin[count++] = value;
+    }
+    add_red(bin, count, repeat, cost);
+}
+
+/* The histograms' global reductions, warp of values by warp of values (32 consecutive values).
+ * Warps w and w + cold_bins start alike, so one warp of each start stands for all that share
+ * it; the last warp, if n is no multiple of 32, has fewer lanes. */
 static red_cost predict_histogram_reds(const long long *param, int aggregated)
 {
     uint64_t n = (uint64_t)param[PARAM_N], full_warps = n / 32;
-    uint64_t cold_bins = (uint64_t)param[PARAM_BINS] - (hot_lanes(param) > 0 ? 1 : 0);
-    if (cold_bins == 0)
-        cold_bins = 1; /* every lane hot */
-    uint64_t kinds = full_warps < cold_bins ? full_warps : cold_bins;
+    uint64_t period = (uint64_t)param[PARAM_BINS] - (hot_lanes(param) > 0 ? 1 : 0);
+    if (period == 0)
+        period = 1; /* every lane hot: every warp alike */
     red_cost cost = {0, 0};
-    for (uint64_t w = 0; w <= kinds; w++) {
-        int partial = w == kinds;
-        uint64_t warp = partial ? full_warps : w;
-        unsigned lanes = partial ? (unsigned)(n % 32) : 32;
-        if (lanes == 0)
-            continue;
-        double repeat = partial ? 1.0 : (double)(full_warps / cold_bins + (w < full_warps % cold_bins));
-        unsigned bin[32], count = 0;
-        for (unsigned lane = 0; lane < lanes; lane++) {
-            unsigned value = histogram_value(warp * 32 + lane, param);
-            int seen = 0;
-            for (unsigned k = 0; aggregated && k < count; k++)
-                seen |= bin[k] == value;
-            if (!seen)
-                bin[count++] = value;
-        }
-        add_red(bin, count, repeat, &cost);
+    for (uint64_t w = 0; w < full_warps && w < period; w++) {
+        double sharing = (double)(full_warps / period + (w < full_warps % period));
+        add_warp_reds(w, 32, param, aggregated, sharing, &cost);
     }
+    if (n % 32 != 0)
+        add_warp_reds(full_warps, (unsigned)(n % 32), param, aggregated, 1.0, &cost);
     return cost;
 }
 
