@@ -372,8 +372,8 @@ static void setup_histogram(ml_problem *problem, lab_state *state)
 /* The sum: the floats made on the GPU from the seed, added on the host in double. Any order of
  * float additions rounds; with partial sums of a few sqrt(n) and rounding errors that add like
  * a random walk, 4 n FLT_EPSILON bounds the error with room to spare. A value left out or added
- * twice moves the sum by up to 1, beyond the bound below n = 2^21 (the rubric's sums take 10^6
- * values: 0.48); a warp's or a block's values left out fail at any size. */
+ * twice moves the sum by up to 1, beyond the bound below n = 2^21: the rubric checks sums of 10^6
+ * values (a bound of 0.48); larger runs catch only larger errors. */
 static void setup_sum(ml_problem *problem, lab_state *state)
 {
     uint64_t n = (uint64_t)problem->param[PARAM_N];
