@@ -23,6 +23,7 @@
  */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include "memlab.h"
 #include "atomics.h"
@@ -331,32 +332,21 @@ static double device_bytes(const ml_variant *variant, const long long *param)
                                            : n * sizeof(float) + sizeof(float);
 }
 
-/* The histogram's values, made on the host (each from its index and the seed) and copied over,
- * counted as they are made: each thread of the loop keeps its own counts, added at the end. */
+/* The histogram's values, made on the host (each from its index and the sizes) and copied over,
+ * counted as they are made: each thread of the loop keeps its own counts, added at the end (an
+ * array reduction). */
 static void setup_histogram(ml_problem *problem, lab_state *state)
 {
     const long long *param = problem->param;
     uint64_t n = (uint64_t)param[PARAM_N];
     unsigned bins = (unsigned)param[PARAM_BINS];
     unsigned *values = (unsigned *)ml_host_alloc(n * sizeof(unsigned));
-    uint32_t *counts = (uint32_t *)calloc(bins, sizeof(uint32_t));
-    if (counts == NULL) {
-        fprintf(stderr, "atomics: out of host memory\n");
-        exit(ML_EXIT_CUDA_ERROR);
-    }
-#pragma omp parallel
-    {
-        uint32_t *mine = (uint32_t *)calloc(bins, sizeof(uint32_t));
-#pragma omp for
-        for (uint64_t i = 0; i < n; i++) {
-            values[i] = histogram_value(i, param);
-            if (mine != NULL)
-                mine[values[i]]++;
-        }
-#pragma omp critical
-        for (unsigned b = 0; b < bins && mine != NULL; b++)
-            counts[b] += mine[b];
-        free(mine);
+    uint32_t *counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
+    memset(counts, 0, bins * sizeof(uint32_t));
+#pragma omp parallel for reduction(+ : counts[:bins])
+    for (uint64_t i = 0; i < n; i++) {
+        values[i] = histogram_value(i, param);
+        counts[values[i]]++;
     }
     state->in = ml_device_alloc(n * sizeof(unsigned));
     ML_CUDA_CHECK(cudaMemcpy(state->in, values, n * sizeof(unsigned), cudaMemcpyHostToDevice));
