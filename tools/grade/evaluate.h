@@ -40,7 +40,7 @@ typedef struct {
     long long output_cut_bytes; /* what the grader dropped of its stdout and stderr (the cap) */
     long long output_cap_bytes; /* the cap: what it keeps of each */
     cJSON *report;              /* its JSON report, NULL if it wrote none */
-    const char *sanitizer;      /* "memcheck" or "racecheck" when run under compute-sanitizer */
+    const char *sanitizer;      /* "memcheck", "racecheck" or "synccheck" under compute-sanitizer */
     int sanitizer_errors;       /* from the sanitizer's summary; -1 when it printed none */
     char sanitizer_log[4096];   /* the start of its findings */
 } lab_run;

@@ -1,7 +1,7 @@
 /* grading.h: grading one submission, a kernels.cu, with the instructor's lab program.
  *
- * Every process it starts is the lab program (under compute-sanitizer for a memcheck or
- * racecheck case): it copies the file to a scratch directory, has the program compile it once
+ * Every process it starts is the lab program (under compute-sanitizer for a memcheck, racecheck
+ * or synccheck case): it copies the file to a scratch directory, has the program compile it once
  * (PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin), then runs each rubric case
  * as a process of its own with the case's time limit, holding the GPU lock (gpu_lock.h) around
  * the case's runs. A crash, a hang or a refusal of the submission ends in its result, never in

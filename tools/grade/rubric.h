@@ -11,6 +11,8 @@
  *   check QUANTITY ~ reference PCT% [| HINT]   within PCT% of the reference solution's measurement
  *   check memcheck [| HINT]               compute-sanitizer memcheck finds no error
  *   check racecheck [| HINT]              compute-sanitizer racecheck finds no hazard
+ *   check synccheck [| HINT]              compute-sanitizer synccheck finds no misused barrier
+ *                                         or warp primitive
  *
  * QUANTITY is a metric alias (memlab list --metrics), time_ratio (the median time over the
  * reference solution's, same arguments, same grading run), or registers_per_thread,
@@ -82,7 +84,7 @@ void rubric_free(rubric_set *rubric);
 
 const grading_case *rubric_find(const rubric_set *rubric, const char *name);
 
-/* 1 if the case runs under compute-sanitizer (it has a memcheck or racecheck check). */
+/* 1 if the case runs under compute-sanitizer (it has a memcheck, racecheck or synccheck check). */
 int rubric_case_sanitizer(const grading_case *rubric_case, const char **tool);
 
 /* 1 if a check of the case needs a run of the reference solution (time_ratio, ~ reference). */
