@@ -82,13 +82,15 @@ static int is_histogram(long long kind)
 }
 
 /* The sum_warp_shuffle grid: this many blocks per SM keep every SM busy (8 x 256 threads, the
- * most an SM holds), fewer when n has not that many float4s. The model counts on the same. */
+ * most an SM holds), fewer when n has not that many float4s. The SMs are the model GPU's: the
+ * device's own on a run (the harness takes them from the runtime), so the launch and the model
+ * count the same grid. */
 #define SHUFFLE_BLOCKS_PER_SM 8
 
-static unsigned shuffle_blocks(uint64_t n, int sm_count)
+static unsigned shuffle_blocks(uint64_t n)
 {
     uint64_t needed = ml_ceil_div((long long)(n / 4 > 0 ? n / 4 : 1), ATOMICS_THREADS);
-    uint64_t filling = (uint64_t)sm_count * SHUFFLE_BLOCKS_PER_SM;
+    uint64_t filling = (uint64_t)ml_model_gpu()->sm_count * SHUFFLE_BLOCKS_PER_SM;
     return (unsigned)(needed < filling ? needed : filling);
 }
 
@@ -149,13 +151,7 @@ static void launch_sum(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     size_t n = (size_t)problem->param[PARAM_N];
-    dim3 grid(ml_blocks_of(problem, n));
-    if (problem->argument == SUM_SHUFFLE) {
-        int device = 0, sm_count = 0;
-        ML_CUDA_CHECK(cudaGetDevice(&device));
-        ML_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-        grid = dim3(shuffle_blocks(n, sm_count));
-    }
+    dim3 grid(problem->argument == SUM_SHUFFLE ? shuffle_blocks(n) : ml_blocks_of(problem, n));
     /* sum_...(in, n, sum) */
     void *arguments[] = {(void *)&state->in, &n, (void *)&problem->output};
     ml_launch(problem, grid, 0, arguments);
@@ -309,7 +305,7 @@ static void predict_sum(long long kind, const long long *param, ml_prediction *p
         break;
     }
     default: { /* SUM_SHUFFLE */
-        double grid = shuffle_blocks(n, ml_model_gpu()->sm_count);
+        double grid = shuffle_blocks(n);
         /* Every warp shuffles 5 times, warp 0 of each block 5 times more; each block's lane 0s
          * store a warp's sum and warp 0 loads them. */
         ml_predict(prediction, "global_red_instructions", grid);
