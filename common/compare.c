@@ -46,12 +46,8 @@ ml_comparison ml_compare(const float *got, const float *expected, size_t count, 
     for (size_t i = 0; i < count && comparison.reported < mismatches &&
                        comparison.reported < ML_MAX_REPORTED_MISMATCHES; i++) {
         double error;
-        if (!element_fails(got[i], expected[i], tolerance, &error))
-            continue;
-        comparison.first_index[comparison.reported] = i;
-        comparison.first_got[comparison.reported] = got[i];
-        comparison.first_expected[comparison.reported] = expected[i];
-        comparison.reported++;
+        if (element_fails(got[i], expected[i], tolerance, &error))
+            ml_comparison_report(&comparison, i, got[i], expected[i]);
     }
     return comparison;
 }
@@ -77,24 +73,27 @@ ml_comparison ml_compare_counts(const uint32_t *got, const uint32_t *expected, s
 
     for (size_t i = 0; i < count && comparison.reported < mismatches &&
                        comparison.reported < ML_MAX_REPORTED_MISMATCHES; i++) {
-        if (got[i] == expected[i])
-            continue;
-        comparison.first_index[comparison.reported] = i;
-        comparison.first_got[comparison.reported] = got[i];
-        comparison.first_expected[comparison.reported] = expected[i];
-        comparison.reported++;
+        if (got[i] != expected[i])
+            ml_comparison_report(&comparison, i, got[i], expected[i]);
     }
     return comparison;
 }
 
+void ml_comparison_report(ml_comparison *comparison, size_t index, double got, double expected)
+{
+    if (comparison->reported == ML_MAX_REPORTED_MISMATCHES)
+        return;
+    comparison->first_index[comparison->reported] = index;
+    comparison->first_got[comparison->reported] = got;
+    comparison->first_expected[comparison->reported] = expected;
+    comparison->reported++;
+}
+
 void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first)
 {
-    for (size_t i = 0; i < part->reported && whole->reported < ML_MAX_REPORTED_MISMATCHES; i++) {
-        whole->first_index[whole->reported] = first + part->first_index[i];
-        whole->first_got[whole->reported] = part->first_got[i];
-        whole->first_expected[whole->reported] = part->first_expected[i];
-        whole->reported++;
-    }
+    for (size_t i = 0; i < part->reported; i++)
+        ml_comparison_report(whole, first + part->first_index[i], part->first_got[i],
+                             part->first_expected[i]);
     whole->count += part->count;
     whole->mismatches += part->mismatches;
     if (part->max_rel_error > whole->max_rel_error)

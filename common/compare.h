@@ -28,6 +28,8 @@ ml_comparison ml_compare(const float *got, const float *expected, size_t count, 
 /* Counts (a histogram): an element is wrong unless it equals the reference exactly; the error of
  * a wrong one is ml_relative_error's of the two counts. */
 ml_comparison ml_compare_counts(const uint32_t *got, const uint32_t *expected, size_t count);
+/* Adds a mismatch at index to the reported ones, while there is room for it. */
+void ml_comparison_report(ml_comparison *comparison, size_t index, double got, double expected);
 /* Adds part, the comparison of elements [first, first + part->count), to whole, the comparison of
  * the elements before them: an output compared in chunks gives what one ml_compare would. */
 void ml_comparison_append(ml_comparison *whole, const ml_comparison *part, size_t first);

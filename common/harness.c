@@ -384,12 +384,9 @@ static void check_later_launch(const ml_problem *problem, const char *which, uin
         return;
     /* Added to the record's comparison, by their index in the output. */
     ml_comparison *comparison = &record->comparison;
-    for (size_t i = 0; i < later.reported && comparison->reported < ML_MAX_REPORTED_MISMATCHES; i++) {
-        comparison->first_index[comparison->reported] = index[later.first_index[i]];
-        comparison->first_got[comparison->reported] = later.first_got[i];
-        comparison->first_expected[comparison->reported] = later.first_expected[i];
-        comparison->reported++;
-    }
+    for (size_t i = 0; i < later.reported; i++)
+        ml_comparison_report(comparison, index[later.first_index[i]], later.first_got[i],
+                             later.first_expected[i]);
     comparison->mismatches += later.mismatches;
     if (later.max_rel_error > comparison->max_rel_error)
         comparison->max_rel_error = later.max_rel_error;
