@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # unit_counters: memlab_counters, which ./memlab check and bench trust to judge memlab against
 # Nsight Compute, on a hand-made report and ncu CSV: agreement and disagreement at each
-# tolerance's edge, the DRAM-write floor, bad input.
+# tolerance's edge, the DRAM-write and DRAM-read floors, bad input.
 #
 #   test_counters.sh MEMLAB_COUNTERS
 set -uo pipefail
@@ -34,10 +34,10 @@ cat >"$work/ncu.csv" <<'CSV'
 "0","copy","smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct","%","50"
 CSV
 
-expect() {  # expect STATUS DESCRIPTION MEASURED... [FLOOR]
+expect() {  # expect STATUS DESCRIPTION MEASURED... [WRITE_FLOOR [READ_FLOOR]]
   local want=$1 what=$2
   report "$3" "$4" "$5" "$6"
-  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "${7:-0}" >"$work/out" 2>&1
+  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "${7:-0}" "${8:-0}" >"$work/out" 2>&1
   local got=$?
   [[ $got == "$want" ]] || { fail "$what: exit $got, expected $want"; cat "$work/out"; }
 }
@@ -54,13 +54,19 @@ expect 1 "writes 4% apart, no floor" 1000000 4 50 48000000
 expect 0 "writes 2 MB apart, floor 2.1 MB" 1000000 4 50 48000000 2100000
 expect 0 "writes 2.5 MB apart, 1% plus floor 2.1 MB" 1000000 4 50 47500000 2100000
 expect 1 "writes 3 MB apart, 1% plus floor 2.1 MB" 1000000 4 50 47000000 2100000
+expect 0 "reads 1.3% apart, 1% plus read floor 3,840" 1013000 4 50 50000000 0 3840
+expect 1 "reads 1.4% apart, 1% plus read floor 3,840" 1014000 4 50 50000000 0 3840
+expect 1 "reads 1.3% apart, the read floor given as the write floor" 1013000 4 50 50000000 3840 0
+expect 1 "writes 2 MB apart, the write floor given as the read floor" 1000000 4 50 48000000 0 2100000
 expect 1 "a value memlab did not read" 1000000 4 50 null
-report 1000000 4 50 48000000
+report 1013000 4 50 48000000
 # Into a file first: grep -q stops reading early, and under pipefail a SIGPIPE would fail.
-"$counters" compare "$work/report.json" copy "$work/ncu.csv" 2100000 >"$work/compare.txt" ||
+"$counters" compare "$work/report.json" copy "$work/ncu.csv" 2100000 3840 >"$work/compare.txt" ||
   fail "compare of a write difference inside the floor exited $?"
 grep -q "within ncu's write floor" "$work/compare.txt" ||
   fail "a write difference inside the floor is not labelled as such"
+grep -q "within a launch's own reads" "$work/compare.txt" ||
+  fail "a read difference inside the read floor is not labelled as such"
 
 # The bank-conflict residue: a conflict count may differ by RESIDUE_RATIO (0.01) per load when
 # the record also has its per-load ratio (the same measurement), and by no more than 1% otherwise.
@@ -77,7 +83,7 @@ conflict_report() {  # conflict_report COUNT RATIO|none
     ratio=", \"$conflicts / $loads\": {\"alias\": \"per_load\", \"unit\": \"conflicts\", \"measured\": $2}"
   echo "{\"lab\": \"bank_conflicts\", \"records\": [{\"variant\": \"copy\", \"params\": {}, \"metrics\": {\"$conflicts\":
     {\"alias\": \"conflicts\", \"unit\": \"conflicts\", \"measured\": $1}$ratio}}]}" >"$work/conflicts.json"
-  "$counters" compare "$work/conflicts.json" copy "$work/conflicts.csv" 0 >"$work/out" 2>&1
+  "$counters" compare "$work/conflicts.json" copy "$work/conflicts.csv" 0 0 >"$work/out" 2>&1
 }
 conflict_report 157 0.0049
 [[ $? == 0 ]] && grep -q "within the residue" "$work/out" ||
@@ -89,13 +95,26 @@ conflict_report 157 none
 
 [[ $("$counters" ncu-value "$work/ncu.csv" dram__bytes_write.sum) == 50000000 ]] ||
   fail "ncu-value did not read dram__bytes_write.sum"
+# Several launches profiled (the input fill, one per input): the largest value.
+cat >"$work/fills.csv" <<'CSV'
+"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"
+"0","fill_random_kernel","dram__bytes_read.sum","byte","3,584"
+"1","fill_random_kernel","dram__bytes_read.sum","byte","3,840"
+"2","fill_random_kernel","dram__bytes_read.sum","byte","2,048"
+CSV
+[[ $("$counters" ncu-value "$work/fills.csv" dram__bytes_read.sum) == 3840 ]] ||
+  fail "ncu-value over three launches did not give the largest, 3840"
 "$counters" ncu-value "$work/ncu.csv" no_such.metric >/dev/null 2>&1
 [[ $? == 2 ]] || fail "ncu-value of an absent metric did not exit 2"
 for floor in -1 abc 5x ""; do
-  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "$floor" >/dev/null 2>&1
+  "$counters" compare "$work/report.json" copy "$work/ncu.csv" "$floor" 0 >/dev/null 2>&1
   [[ $? == 2 ]] || fail "write floor '$floor' was not refused with exit 2"
+  "$counters" compare "$work/report.json" copy "$work/ncu.csv" 0 "$floor" >/dev/null 2>&1
+  [[ $? == 2 ]] || fail "read floor '$floor' was not refused with exit 2"
 done
-"$counters" compare "$work/report.json" nosuch "$work/ncu.csv" 0 >/dev/null 2>&1
+"$counters" compare "$work/report.json" copy "$work/ncu.csv" 0 >/dev/null 2>&1
+[[ $? == 2 ]] || fail "compare without a read floor was not refused with exit 2"
+"$counters" compare "$work/report.json" nosuch "$work/ncu.csv" 0 0 >/dev/null 2>&1
 [[ $? == 2 ]] || fail "an unknown variant was not refused with exit 2"
 
 # counter-seconds: the report's own collection time; none when the counters were not read.

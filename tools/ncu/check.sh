@@ -6,7 +6,8 @@
 #   2. For every variant of those runs, memlab's counters (its JSON report) equal Nsight
 #      Compute's for the same kernel and the same Perfworks names: counts within 1%,
 #      percentages within 0.5 points; DRAM bytes written within 1% plus ncu's own write floor,
-#      measured first (tools/ncu/ncu_floor.sh).
+#      measured first, and DRAM bytes read within 1% plus what a launch of the same run that
+#      reads no data reads, measured for each line (tools/ncu/ncu_floor.sh).
 #
 # Prints a table of every pair; exits 1 on any error or disagreement, 3 without a GPU.
 set -uo pipefail
@@ -73,6 +74,13 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
       fi
     done
 
+    # shellcheck disable=SC2086
+    read_floor=$(ncu_read_floor "$lab" "$counters" $arguments) || {
+      note_failure "ncu on $program $arguments: no read floor"
+      continue
+    }
+    echo "  read floor: $read_floor DRAM bytes read by the input fill, a launch that reads no data"
+
     report=$work/$program-$line_number.json
     # shellcheck disable=SC2086
     if ! "$lab" $arguments "${quick[@]}" --format json --out "$report" >/dev/null 2>"$work/run.log"; then
@@ -99,7 +107,7 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
       fi
       echo "  -- $variant"
       compared=$((compared + 1))
-      "$counters" compare "$report" "$variant" "$csv" "$write_floor" || note_failure "$program $variant: counters disagree with ncu"
+      "$counters" compare "$report" "$variant" "$csv" "$write_floor" "$read_floor" || note_failure "$program $variant: counters disagree with ncu"
     done < <("$counters" variants "$report")
   done <"$directory/check.args"
 done

@@ -26,3 +26,26 @@ ncu_write_floor() {
   rm -f "$csv"
   echo "$floor"
 }
+
+# ncu_read_floor LAB_PROGRAM COUNTERS ARGUMENTS...: prints the DRAM bytes Nsight Compute shows
+# read by a launch that reads no data: the program's random fill of its inputs, which only
+# writes, run with the same arguments (the most over its launches, one per input). What it
+# reads is the launch's own traffic: instructions, parameters, page-table walks. A kernel's
+# DRAM reads carry the same few KB, more or fewer from launch to launch (on an H200, a ~97 KB
+# working set read 101,888 to 108,544 bytes, under memlab and ncu alike, and the fill 3,840),
+# so a DRAM-read difference up to this floor is not the kernel's.
+ncu_read_floor() {
+  local program=$1 counters=$2 csv floor
+  shift 2
+  csv=$(mktemp)
+  if ! ncu --clock-control none --csv --print-units base --metrics dram__bytes_read.sum \
+    --kernel-name regex:fill_random_kernel "$program" "$@" --reps 1 --warmup 0 --metrics none \
+    >"$csv" 2>/dev/null; then
+    rm -f "$csv"
+    echo "ncu_read_floor: ncu failed on $program's input fill" >&2
+    return 1
+  fi
+  floor=$("$counters" ncu-value "$csv" dram__bytes_read.sum) || { rm -f "$csv"; return 1; }
+  rm -f "$csv"
+  echo "$floor"
+}
