@@ -25,7 +25,7 @@ typedef struct {
     const char *source;         /* where these figures come from */
 } ml_gpu_facts;
 
-/* The table's entry named NAME (h100, h200, a100, l4, t4, rtx4090), or NULL. */
+/* The table's entry named NAME (h100, h200, a100, l4, t4, rtx4090; upper or lower case), or NULL. */
 const ml_gpu_facts *ml_gpu_facts_named(const char *name);
 /* The i-th entry of the table, NULL past its end. */
 const ml_gpu_facts *ml_gpu_facts_at(int i);

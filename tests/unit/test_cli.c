@@ -229,6 +229,11 @@ static void model_for_a_named_gpu(void **state)
     assert_int_equal(parse(&options, error, "--model", NULL), ML_EXIT_OK);
     assert_null(options.model_gpu);
     assert_int_equal(ml_gpu_facts_named("h100")->dram_fill_bytes, 64);
+    /* Names as NVIDIA writes them are the same GPUs. */
+    assert_ptr_equal(ml_gpu_facts_named("H100"), ml_gpu_facts_named("h100"));
+    assert_ptr_equal(ml_gpu_facts_named("RTX4090"), ml_gpu_facts_named("rtx4090"));
+    assert_null(ml_gpu_facts_named("h10"));
+    assert_null(ml_gpu_facts_named("h1000"));
 }
 
 /* A device the table knows by a word of its name gets its fills; another gets the sector. */
