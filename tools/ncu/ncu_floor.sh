@@ -10,21 +10,33 @@
 # less (a strided copy within 0.23 MB of memlab).
 FLOOR_RUNS=3
 ncu_write_floor() {
-  local program=$1 counters=$2 csv run value floor=0
-  csv=$(mktemp)
+  local program=$1 counters=$2 run value floor=0
   for ((run = 0; run < FLOOR_RUNS; run++)); do
-    if ! ncu --clock-control none --csv --print-units base --metrics dram__bytes_write.sum \
-      --kernel-name regex:read_all_kernel --launch-count 1 \
-      "$program" --reps 1 --warmup 0 --metrics none >"$csv" 2>/dev/null; then
-      rm -f "$csv"
-      echo "ncu_write_floor: ncu failed on $program's L2 flush" >&2
-      return 1
-    fi
-    value=$("$counters" ncu-value "$csv" dram__bytes_write.sum) || { rm -f "$csv"; return 1; }
+    value=$(ncu_largest "$counters" dram__bytes_write.sum "L2 flush" \
+      "--kernel-name regex:read_all_kernel --launch-count 1" "$program") || return 1
     ((value > floor)) && floor=$value
   done
-  rm -f "$csv"
   echo "$floor"
+}
+
+# ncu_largest COUNTERS METRIC WHAT FILTER PROGRAM ARGUMENTS...: one run of the program (one rep,
+# no warm-up, no counters of its own) under Nsight Compute, which profiles the launches that
+# FILTER (ncu's kernel options, as words) selects; prints METRIC's largest value over them. If
+# ncu fails, says so on stderr, naming the caller and WHAT it profiled.
+ncu_largest() {
+  local counters=$1 metric=$2 what=$3 filter=$4 program=$5 csv value
+  shift 5
+  csv=$(mktemp)
+  # shellcheck disable=SC2086 # the filter is words on purpose
+  if ! ncu --clock-control none --csv --print-units base --metrics "$metric" $filter \
+    "$program" "$@" --reps 1 --warmup 0 --metrics none >"$csv" 2>/dev/null; then
+    rm -f "$csv"
+    echo "${FUNCNAME[1]}: ncu failed on $program's $what" >&2
+    return 1
+  fi
+  value=$("$counters" ncu-value "$csv" "$metric") || { rm -f "$csv"; return 1; }
+  rm -f "$csv"
+  echo "$value"
 }
 
 # ncu_read_floor LAB_PROGRAM COUNTERS ARGUMENTS...: prints the DRAM bytes Nsight Compute shows
@@ -35,17 +47,8 @@ ncu_write_floor() {
 # working set read 101,888 to 108,544 bytes, under memlab and ncu alike, and the fill 3,840),
 # so a DRAM-read difference up to this floor is not the kernel's.
 ncu_read_floor() {
-  local program=$1 counters=$2 csv floor
+  local program=$1 counters=$2
   shift 2
-  csv=$(mktemp)
-  if ! ncu --clock-control none --csv --print-units base --metrics dram__bytes_read.sum \
-    --kernel-name regex:fill_random_kernel "$program" "$@" --reps 1 --warmup 0 --metrics none \
-    >"$csv" 2>/dev/null; then
-    rm -f "$csv"
-    echo "ncu_read_floor: ncu failed on $program's input fill" >&2
-    return 1
-  fi
-  floor=$("$counters" ncu-value "$csv" dram__bytes_read.sum) || { rm -f "$csv"; return 1; }
-  rm -f "$csv"
-  echo "$floor"
+  ncu_largest "$counters" dram__bytes_read.sum "input fill" \
+    "--kernel-name regex:fill_random_kernel" "$program" "$@"
 }
