@@ -19,6 +19,10 @@ typedef struct {
     int compute_major, compute_minor;
     int sm_count;
     double l2_bytes;
+    /* The SM's unified L1 data cache and shared memory, in bytes (what a kernel that asks for no
+     * shared memory can use as L1): the runtime does not report it, so it comes from the table
+     * (NVIDIA's published figures), 128 KiB assumed for a GPU not in it. */
+    double l1_bytes;
     /* Bytes an L2 miss reads from DRAM: 64 (two sectors) where measured so, else the 32-byte
      * sector. */
     unsigned dram_fill_bytes;

@@ -352,6 +352,9 @@ static void poison_output(const ml_problem *problem)
      * the kernel adds into starts from zero instead. */
     ML_CUDA_CHECK(cudaMemset(problem->output, output_is_zeroed(problem) ? 0 : 0xff,
                              problem->output_count * sizeof(float)));
+    /* A clock left from the launch before cannot pass for this one's. */
+    if (problem->cycles != NULL)
+        ML_CUDA_CHECK(cudaMemset(problem->cycles, 0, sizeof *problem->cycles));
 }
 
 static void check_later_launch(const ml_problem *problem, const char *which, uint64_t round,
@@ -502,8 +505,30 @@ static void fill_intensity(ml_record *record)
     }
 }
 
+/* The cycles a self-timing kernel stored for one timed launch, per operation, or NAN when they
+ * cannot be believed: none, or more than the launch's own elapsed time holds at the highest SM
+ * clock (clock64 counts at the clock the SM runs, never above it; the launch also holds the
+ * kernel's untimed work). A failed record says why once. */
+static double read_cycles_per_op(const ml_problem *problem, double elapsed_ms, double sm_clock_hz,
+                                 ml_record *record)
+{
+    long long cycles = 0;
+    ML_CUDA_CHECK(cudaMemcpy(&cycles, problem->cycles, sizeof cycles, cudaMemcpyDeviceToHost));
+    double clock_ms = 1e3 * (double)cycles / sm_clock_hz;
+    /* 2% and 10 microseconds of slack for the events' own resolution. */
+    if (cycles > 0 && clock_ms <= 1.02 * elapsed_ms + 0.01)
+        return (double)cycles / problem->timed_operations;
+    if (record->correct)
+        fprintf(stderr, "memlab: %s: the kernel's clock says %lld cycles (%.4f ms at %.0f MHz) for "
+                        "a launch of %.4f ms: a kernel must store the clock64() cycles of its "
+                        "timed loop\n",
+                problem->variant->name, cycles, clock_ms, sm_clock_hz / 1e6, elapsed_ms);
+    record->correct = 0;
+    return NAN;
+}
+
 static void time_variant(const ml_problem *problem, const ml_options *options,
-                         const l2_flush *flush, ml_record *record)
+                         const l2_flush *flush, double sm_clock_hz, ml_record *record)
 {
     for (int i = 0; i < options->warmup; i++) {
         problem->variant->launch(problem);
@@ -515,6 +540,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
     ML_CUDA_CHECK(cudaEventCreate(&start));
     ML_CUDA_CHECK(cudaEventCreate(&stop));
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
+    double *cycles_per_op = ml_host_alloc((size_t)options->reps * sizeof *cycles_per_op);
     for (int rep = 0; rep < options->reps; rep++) {
         poison_output(problem);
         /* Inputs that fit in the L2 are read from DRAM every time (and the poison is written
@@ -528,13 +554,21 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
         float elapsed = 0;
         ML_CUDA_CHECK(cudaEventElapsedTime(&elapsed, start, stop));
         milliseconds[rep] = elapsed;
+        if (problem->cycles != NULL)
+            cycles_per_op[rep] = read_cycles_per_op(problem, elapsed, sm_clock_hz, record);
         check_later_launch(problem, "timed", options->seed + (uint64_t)rep + 1, record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
     record->timed = 1;
     record->time_ms = ml_stats_compute(milliseconds, (size_t)options->reps);
+    if (problem->cycles != NULL && record->correct) {
+        record->has_latency = 1;
+        record->cycles_per_op = ml_stats_compute(cycles_per_op, (size_t)options->reps);
+        record->ns_per_op = 1e9 * record->cycles_per_op.median / sm_clock_hz;
+    }
     free(milliseconds);
+    free(cycles_per_op);
 }
 
 /* GPU time of the variant's own launches: the timed ones as measured, the checked one and the
@@ -650,6 +684,8 @@ static void check_problem(const ml_lab *lab, const ml_problem *problem)
         wrong = "a counted output needs reference_counts, and is compared whole (no check_index)";
     else if (!counted && problem->reference == NULL)
         wrong = "setup made no reference";
+    else if (problem->cycles != NULL && !(problem->timed_operations > 0))
+        wrong = "a kernel that keeps a clock needs the number of operations it times";
     if (wrong != NULL) {
         fprintf(stderr, "%s: lab error: %s: %s\n", lab->program, problem->variant->name, wrong);
         exit(ML_EXIT_LAB_ERROR);
@@ -671,7 +707,8 @@ static void check_variant(const ml_problem *problem, host_staging *staging, ml_r
 static void fill_rates(ml_record *record, double ceiling_gbps)
 {
     double seconds = record->time_ms.median * 1e-3;
-    record->gbps = record->bytes / seconds / 1e9;
+    /* A variant whose lesson is a latency moves no bytes worth a rate. */
+    record->gbps = record->bytes > 0 ? record->bytes / seconds / 1e9 : NAN;
     record->pct_of_ceiling = isnan(ceiling_gbps) ? NAN : 100.0 * record->gbps / ceiling_gbps;
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
@@ -881,6 +918,7 @@ static int run_model(const ml_lab *lab, const ml_options *options,
             ml_prediction prediction = {0};
             if (variant->predict != NULL)
                 variant->predict(variant->argument, record->param, &prediction);
+            record->served_by = prediction.served_by;
             fill_metric_results(record, &selections[v], &prediction, NULL);
         }
     }
@@ -935,6 +973,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.reps = options.reps;
     report.warmup = options.warmup;
     report.ceiling_gbps = NAN;
+    report.sm_clock_mhz = NAN;
     report.counter_seconds = NAN;
     if (options.action == ML_ACTION_MODEL) {
         ml_model_gpu_set(options.model_gpu != NULL ? options.model_gpu : ml_gpu_facts_named("h100"));
@@ -993,6 +1032,9 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     report.compute_minor = properties.minor;
     report.sm_count = properties.multiProcessorCount;
     report.l2_mib = properties.l2CacheSize / 1048576.0;
+    int sm_clock_khz = 0;
+    ML_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, options.device));
+    report.sm_clock_mhz = sm_clock_khz / 1e3;
     /* The predictions are for this device: its SMs and L2 from the runtime. */
     static ml_gpu_facts device_facts;
     device_facts = ml_gpu_facts_of_device(properties.name, properties.major, properties.minor,
@@ -1068,7 +1110,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
 
             check_variant(&problem, &staging, record);
             report.seconds.check += lap(&phase_start);
-            time_variant(&problem, &options, &flush, record);
+            time_variant(&problem, &options, &flush, report.sm_clock_mhz * 1e6, record);
             fill_rates(record, report.ceiling_gbps);
             report.seconds.kernels += kernel_seconds(record, &options);
             report.seconds.timing_loop += lap(&phase_start);
@@ -1083,6 +1125,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             ml_prediction prediction = {0};
             if (variant->predict != NULL)
                 variant->predict(variant->argument, record->param, &prediction);
+            record->served_by = prediction.served_by;
             fill_metric_results(record, &selections[v], &prediction, measured);
             fill_intensity(record);
             report.seconds.model += lap(&phase_start);

@@ -69,6 +69,9 @@ typedef struct {
     double low[ML_MAX_METRICS], high[ML_MAX_METRICS];
     const char *reason[ML_MAX_METRICS]; /* NULL for a point prediction */
     int count;
+    /* Optional: where the model says the variant's accesses are served ("L1", "L2", "DRAM"),
+     * shown beside the measured counters that confirm it or not. NULL: not said. */
+    const char *served_by;
 } ml_prediction;
 
 void ml_predict(ml_prediction *prediction, const char *alias, double value);
@@ -114,8 +117,17 @@ typedef struct {
                                    i < check_count; malloc'd by setup, freed by the harness */
     size_t check_count;
     double tolerance;           /* largest relative error accepted */
-    double bytes;               /* bytes the algorithm must move (for GB/s) */
+    double bytes;               /* bytes the algorithm must move (for GB/s); 0 for a variant
+                                   whose lesson is a latency, not a rate */
     double flops;               /* floating-point operations (for GFLOP/s), 0 if none */
+    /* Optional, for a lesson in latency: a device buffer of one long long where the kernel
+     * stores the clock64() cycles its timed loop took, and how many dependent operations that
+     * loop did. The harness zeroes it before every launch, reads it after every timed one and
+     * reports cycles and nanoseconds per operation (medians). A clock that the launch's own time
+     * (CUDA events) cannot hold is not believed: the record fails. NULL when the kernel keeps
+     * no clock. */
+    long long *cycles;
+    double timed_operations;
 } ml_problem;
 
 /* Threads per block of a kernel: x by y (y 0 means 1: a one-dimensional block). */

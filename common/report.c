@@ -70,6 +70,24 @@ static bool any_record_has_flops(const ml_report *report)
     return false;
 }
 
+/* A latency column (cycles and ns per operation) when a record of the run has one; a "served
+ * by" column when the model names a level for one. */
+static bool any_record_has_latency(const ml_report *report)
+{
+    for (int i = 0; i < report->record_count; i++)
+        if (report->records[i].has_latency)
+            return true;
+    return false;
+}
+
+static bool any_record_served_by(const ml_report *report)
+{
+    for (int i = 0; i < report->record_count; i++)
+        if (report->records[i].served_by != NULL)
+            return true;
+    return false;
+}
+
 /* 1 if the record shows FLOPs per global-load byte: a prediction, and a measurement beside it. */
 static int has_intensity(const ml_record *record)
 {
@@ -108,7 +126,7 @@ static void print_range_notes(const ml_report *report, FILE *stream);
 /* ---- table ----------------------------------------------------------------------------------- */
 
 #define CELL_SIZE 128
-#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 9)
+#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 12)
 #define COLUMN_GAP "  "
 
 /* Cells are filled in reading order: first the header row (one table_column call per column,
@@ -232,8 +250,9 @@ static void print_header(const ml_report *report, FILE *stream)
     else if (report->device_name[0] == '\0')
         fprintf(stream, "none (--model: predictions only)\n");
     else
-        fprintf(stream, "%s (sm_%d%d, %d SMs, %.4g MiB L2)\n", report->device_name,
-                report->compute_major, report->compute_minor, report->sm_count, report->l2_mib);
+        fprintf(stream, "%s (sm_%d%d, %d SMs, %.4g MiB L2, SM clock %.0f MHz)\n",
+                report->device_name, report->compute_major, report->compute_minor,
+                report->sm_count, report->l2_mib, report->sm_clock_mhz);
 
     fprintf(stream, key_format, "ceiling:");
     if (isnan(report->ceiling_gbps))
@@ -258,6 +277,8 @@ static void print_timing_table(const ml_report *report, FILE *stream)
     const ml_lab *lab = report->lab;
     bool show_gflops = any_record_has_flops(report);
     bool show_flops_ceiling = show_gflops && lab->flops_ceiling != NULL;
+    bool show_latency = any_record_has_latency(report);
+    bool show_served_by = any_record_served_by(report);
 
     text_table table;
     table_init(&table, report->record_count + 1);
@@ -277,6 +298,12 @@ static void print_timing_table(const ml_report *report, FILE *stream)
         snprintf(ceiling_header, sizeof ceiling_header, "%% of %s", lab->flops_ceiling);
         table_column(&table, ceiling_header, ALIGN_RIGHT);
     }
+    if (show_latency) {
+        table_column(&table, "cycles/op", ALIGN_RIGHT);
+        table_column(&table, "ns/op", ALIGN_RIGHT);
+    }
+    if (show_served_by)
+        table_column(&table, "served by (model)", ALIGN_LEFT);
     table_column(&table, "check", ALIGN_LEFT);
 
     for (int r = 0; r < report->record_count; r++) {
@@ -298,6 +325,12 @@ static void print_timing_table(const ml_report *report, FILE *stream)
             table_number(&table, "%.1f", if_timed(record, record->gflops));
         if (show_flops_ceiling)
             table_number(&table, "%.1f", if_timed(record, record->pct_of_flops_ceiling));
+        if (show_latency) {
+            table_number(&table, "%.1f", record->has_latency ? record->cycles_per_op.median : NAN);
+            table_number(&table, "%.1f", record->has_latency ? record->ns_per_op : NAN);
+        }
+        if (show_served_by)
+            table_cell(&table, "%s", record->served_by != NULL ? record->served_by : "");
 
         const ml_comparison *comparison = &record->comparison;
         if (!record->checked)
@@ -568,7 +601,8 @@ static cJSON *json_device(const ml_report *report)
               json_add(device, "compute_capability",
                        has_device ? cJSON_CreateString(compute_capability) : cJSON_CreateNull()) &&
               json_add(device, "sm_count", json_number(has_device ? report->sm_count : NAN)) &&
-              json_add(device, "l2_mib", json_number(has_device ? report->l2_mib : NAN));
+              json_add(device, "l2_mib", json_number(has_device ? report->l2_mib : NAN)) &&
+              json_add(device, "sm_clock_mhz", json_number(has_device ? report->sm_clock_mhz : NAN));
     return json_built(device, ok);
 }
 
@@ -583,6 +617,7 @@ static cJSON *json_model_gpu(const ml_report *report)
               json_add(object, "device_name", cJSON_CreateString(gpu->device_name)) &&
               json_add(object, "sm_count", cJSON_CreateNumber(gpu->sm_count)) &&
               json_add(object, "l2_mib", cJSON_CreateNumber(gpu->l2_bytes / 1048576.0)) &&
+              json_add(object, "l1_kib", cJSON_CreateNumber(gpu->l1_bytes / 1024.0)) &&
               json_add(object, "dram_fill_bytes", cJSON_CreateNumber(gpu->dram_fill_bytes)) &&
               json_add(object, "source", cJSON_CreateString(gpu->source));
     return json_built(object, ok);
@@ -673,6 +708,19 @@ static cJSON *json_resources(const ml_record *record)
     return json_built(object, ok);
 }
 
+/* null for a record whose kernel keeps no clock, and under --model. */
+static cJSON *json_latency(const ml_record *record)
+{
+    if (!record->has_latency)
+        return cJSON_CreateNull();
+    cJSON *object = cJSON_CreateObject();
+    bool ok = json_add(object, "cycles_per_op", json_number(record->cycles_per_op.median)) &&
+              json_add(object, "min_cycles_per_op", json_number(record->cycles_per_op.min)) &&
+              json_add(object, "max_cycles_per_op", json_number(record->cycles_per_op.max)) &&
+              json_add(object, "ns_per_op", json_number(record->ns_per_op));
+    return json_built(object, ok);
+}
+
 static cJSON *json_intensity(const ml_record *record)
 {
     cJSON *object = cJSON_CreateObject();
@@ -698,6 +746,9 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "pct_of_flops_ceiling",
                  json_number(if_timed(record, record->pct_of_flops_ceiling))) &&
         json_add(object, "flops_per_gld_byte", json_intensity(record)) &&
+        json_add(object, "latency", json_latency(record)) &&
+        json_add(object, "served_by", json_string_or_null(record->served_by != NULL
+                                                              ? record->served_by : "")) &&
         json_add(object, "resources", json_resources(record)) &&
         json_add(object, "correct",
                  checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&

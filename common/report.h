@@ -51,6 +51,12 @@ typedef struct {
     double flops_per_gld_byte_predicted;
     double flops_per_gld_byte_measured;
     ml_kernel_resources resources;
+    /* A kernel that times itself (ml_problem.cycles): SM clock cycles per dependent operation
+     * over the timed launches, and the median in nanoseconds at the SM clock. */
+    int has_latency;
+    ml_stats cycles_per_op;
+    double ns_per_op;
+    const char *served_by;      /* the model's level for the accesses (ml_prediction), or NULL */
     int checked;                /* 0 under --model */
     int correct;
     ml_comparison comparison;
@@ -78,6 +84,7 @@ typedef struct {
     int compute_major, compute_minor;
     int sm_count;
     double l2_mib;
+    double sm_clock_mhz;        /* the SM clock the runtime reports (its highest); NAN: none */
     double ceiling_gbps;        /* device-to-device copy, bytes read + written; NAN if not measured */
     uint64_t seed;
     int reps, warmup;

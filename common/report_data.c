@@ -254,6 +254,8 @@ double rd_value(const cJSON *record, const char *column)
                                             "pct_of_flops_ceiling", "max_rel_error",
                                             "mismatches", "correct"};
     static const char *const timing[] = {"median_ms", "min_ms", "max_ms", "cv", "reps"};
+    static const char *const latency[] = {"cycles_per_op", "min_cycles_per_op",
+                                          "max_cycles_per_op", "ns_per_op"};
     static const char *const resources[] = {"registers_per_thread", "local_bytes_per_thread",
                                             "spill_store_bytes", "spill_load_bytes",
                                             "shared_bytes_per_block", "threads_per_block",
@@ -265,6 +267,8 @@ double rd_value(const cJSON *record, const char *column)
         return number(member(member(record, "timing"), column));
     if (is_one_of(column, resources, COUNT(resources)))
         return number(member(member(record, "resources"), column));
+    if (is_one_of(column, latency, COUNT(latency)))
+        return number(member(member(record, "latency"), column));
 #undef COUNT
     if (strcmp(column, "flops_per_gld_byte_predicted") == 0)
         return number(member(member(record, "flops_per_gld_byte"), "predicted"));
@@ -329,8 +333,7 @@ void rd_write_csv(const cJSON *report, FILE *stream)
         "gflops", "pct_of_flops_ceiling", "flops_per_gld_byte_predicted",
         "flops_per_gld_byte_measured", "correct", "max_rel_error", "registers_per_thread",
         "local_bytes_per_thread", "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block",
-        "threads_per_block", "blocks_per_sm",
-        "occupancy_pct"};
+        "threads_per_block", "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op"};
     const size_t fixed_count = sizeof fixed_columns / sizeof fixed_columns[0];
     const char *lab = member(report, "lab")->valuestring;
     const cJSON *records = member(report, "records");

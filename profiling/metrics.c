@@ -389,6 +389,15 @@ static const prof_metric metric_table[] = {
         .meaning = "global-load sectors found in L1, as % of those looked up; __ldg loads count "
                    "too: since Volta the read-only path is the same L1",
     },
+    {
+        .alias = "l2_hit_rate",
+        .legacy_names = "l2_tex_read_hit_rate",
+        .perfworks = "lts__t_sector_op_read_hit_rate.pct",
+        .unit = "%",
+        .group = "global",
+        .meaning = "sectors read from the L2 that it held, as % of those it was asked for; a "
+                   "miss goes to DRAM",
+    },
     /* ---- atomics ---- */
     {
         .alias = "global_red_instructions",

@@ -459,7 +459,7 @@ static const char *const expected_csv_columns[] = {
     "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured", "correct",
     "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "spill_store_bytes",
     "spill_load_bytes", "shared_bytes_per_block",
-    "threads_per_block", "blocks_per_sm", "occupancy_pct",
+    "threads_per_block", "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op",
     "gld_efficiency_predicted", "gld_efficiency_measured",
     "gld_sectors_predicted", "gld_sectors_measured",
 };

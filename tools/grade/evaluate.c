@@ -66,8 +66,11 @@ typedef struct {
     char why[512];              /* otherwise: why not */
 } reading;
 
+/* Values of the record that are no counter: what the kernel costs the SM, and the cycles a
+ * self-timing kernel's dependent operation took (measured by the kernel, believed only when the
+ * launch's own time holds them). */
 static const char *const resource_names[] = {"registers_per_thread", "local_bytes_per_thread",
-                                             "shared_bytes_per_block"};
+                                             "shared_bytes_per_block", "cycles_per_op"};
 
 static int is_resource(const char *quantity)
 {
@@ -84,8 +87,15 @@ static reading read_quantity(const lab_run *run, const cJSON *record, const char
     reading result = {CASE_PASSED, NAN, "", ""};
     if (is_resource(quantity)) {
         result.value = rd_value(record, quantity);
-        result.unit = strstr(quantity, "bytes") != NULL ? "bytes" : "registers";
-        if (isnan(result.value)) {
+        int latency = strcmp(quantity, "cycles_per_op") == 0;
+        result.unit = latency ? "cycles" : strstr(quantity, "bytes") != NULL ? "bytes" : "registers";
+        if (isnan(result.value) && latency) {
+            /* The kernel's clock was missing or not believed: the record failed its check. */
+            result.status = CASE_FAILED;
+            snprintf(result.why, sizeof result.why,
+                     "the report gives no cycles per operation: the kernel's clock was missing or "
+                     "longer than its launch");
+        } else if (isnan(result.value)) {
             result.status = CASE_NOT_GRADED;
             snprintf(result.why, sizeof result.why,
                      "the report does not give %s (the variant has no kernel of its own)", quantity);

@@ -18,7 +18,8 @@ static const char *const visibilities[] = {"visible", "hidden", "after_due_date"
 
 /* Quantities that are not hardware counters. */
 static const char *const plain_quantities[] = {"time_ratio", "registers_per_thread",
-                                               "local_bytes_per_thread", "shared_bytes_per_block"};
+                                               "local_bytes_per_thread", "shared_bytes_per_block",
+                                               "cycles_per_op"};
 
 /* The grader adds these itself, or they would make the run something else than a case. */
 static const char *const refused_arguments[] = {"--format", "--out", "--model", "--help",

@@ -15,8 +15,9 @@
  *                                         or warp primitive
  *
  * QUANTITY is a metric alias (memlab list --metrics), time_ratio (the median time over the
- * reference solution's, same arguments, same grading run), or registers_per_thread,
- * local_bytes_per_thread or shared_bytes_per_block (what the kernel costs the SM).
+ * reference solution's, same arguments, same grading run), registers_per_thread,
+ * local_bytes_per_thread or shared_bytes_per_block (what the kernel costs the SM), or
+ * cycles_per_op (a self-timing kernel's cycles per dependent operation).
  * VISIBILITY is visible, hidden, after_due_date or after_published (Gradescope's words).
  * handouts/instructor/grading.md explains each with examples.
  */

@@ -147,8 +147,15 @@ static void write_results(const cJSON *report, FILE *stream)
     if (show_flops_ceiling)
         snprintf(ceiling_header, sizeof ceiling_header, "%% of %s", flops_ceiling->valuestring);
 
-    /* The variant, the sizes, six timing columns, two of FLOPs, the check, the end. */
-    const char *names[1 + MAX_PARAMS + 6 + 2 + 1 + 1];
+    bool show_latency = any_record_has(records, "cycles_per_op");
+    bool show_served_by = false;
+    const cJSON *each;
+    cJSON_ArrayForEach(each, records) {
+        show_served_by |= cJSON_IsString(member(each, "served_by"));
+    }
+    /* The variant, the sizes, six timing columns, two of FLOPs, two of latency, the model's
+     * level, the check, the end. */
+    const char *names[1 + MAX_PARAMS + 6 + 2 + 2 + 1 + 1 + 1];
     char alignment[sizeof names / sizeof names[0]];
     int count = 0;
     names[count] = "variant", alignment[count++] = 'l';
@@ -164,6 +171,12 @@ static void write_results(const cJSON *report, FILE *stream)
         names[count] = "GFLOP/s", alignment[count++] = 'r';
     if (show_flops_ceiling)
         names[count] = ceiling_header, alignment[count++] = 'r';
+    if (show_latency) {
+        names[count] = "cycles/op", alignment[count++] = 'r';
+        names[count] = "ns/op", alignment[count++] = 'r';
+    }
+    if (show_served_by)
+        names[count] = "served by (model)", alignment[count++] = 'l';
     names[count] = "check", alignment[count++] = 'l';
     names[count] = NULL;
     header_row(stream, names, alignment);
@@ -191,6 +204,14 @@ static void write_results(const cJSON *report, FILE *stream)
             cell_number(stream, "%.1f", rd_value(record, "gflops"));
         if (show_flops_ceiling)
             cell_number(stream, "%.1f", rd_value(record, "pct_of_flops_ceiling"));
+        if (show_latency) {
+            cell_number(stream, "%.1f", rd_value(record, "cycles_per_op"));
+            cell_number(stream, "%.1f", rd_value(record, "ns_per_op"));
+        }
+        if (show_served_by) {
+            const cJSON *served_by = member(record, "served_by");
+            cell_text(stream, cJSON_IsString(served_by) ? served_by->valuestring : "");
+        }
         double correct = rd_value(record, "correct");
         if (isnan(correct))
             fputs(" - |", stream);

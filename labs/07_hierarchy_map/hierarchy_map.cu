@@ -1,0 +1,720 @@
+/* Lab 07: a map of the memory hierarchy, measured on this GPU. The host program (the
+ * instructor's): sizes, variants, launches, the model's predictions, the CPU reference. The
+ * kernels are in kernels.cu, loaded by name (--kernels FILE runs another file).
+ *
+ * Latency variants (cycles and ns per dependent operation, from the kernel's own clock64()):
+ *   chase               global loads over --bytes, links --stride bytes apart: the staircase
+ *                       (--sweep bytes=...), and the TLB with a large stride
+ *   l1_chase, l2_chase, dram_chase
+ *                       the same chase over a working set the model puts in L1 (an eighth of it),
+ *                       in L2 (an eighth of it) or beyond (four L2s)
+ *   shared_chase        shared memory
+ *   local_chase         a per-thread array indexed at run time (local memory)
+ *   constant_chase      __constant__ memory, a 1 KiB chain, one address a warp (broadcast)
+ *   constant_miss       __constant__ memory, a 56 KiB chain, 256 bytes a link
+ *   constant_divergent  the 1 KiB chain with 32 lanes at 32 places (32 addresses a load)
+ *   register_chain      dependent FMAs
+ * Bandwidth variants (GB/s, every SM busy): shared, l1, l2, dram, constant broadcast.
+ *
+ * A chain visits its links in a random order (a single cycle, Sattolo's shuffle from --seed), so
+ * no prefetcher can guess the next address. The CPU knows where the chain ends after any number
+ * of loads; the kernel must end there.
+ *
+ * Build:  ./memlab run hierarchy_map --help      (or: make -f Makefile.labs hierarchy_map)
+ * Try:    hierarchy_map --variant all
+ *         hierarchy_map --variant chase --sweep bytes=16384,65536,262144,4194304,67108864
+ *         hierarchy_map --model                  (predictions only, no GPU)
+ */
+#include <math.h>
+#include <string.h>
+
+#include "memlab.h"
+#include "hierarchy_map.h"
+
+enum { PARAM_BYTES, PARAM_STRIDE, PARAM_LOADS, PARAM_COUNT };
+
+#define KIB 1024ll
+#define MIB (1024ll * 1024ll)
+#define LINE_BYTES 128          /* an L1 and L2 line: a chain uses one 4-byte word of each */
+
+static const ml_param params[PARAM_COUNT] = {
+    {"bytes", 64 * KIB, 2 * LINE_BYTES, 4096 * MIB, "chase: bytes of memory the chain spans"},
+    {"stride", LINE_BYTES, LINE_BYTES, 1024 * MIB,
+     "chase: bytes between links (a multiple of 128; large strides show the TLB)"},
+    {"loads", 16384, 256, 1 << 24, "latency variants: dependent operations timed"},
+};
+
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+enum {
+    CHASE_SWEPT, CHASE_L1, CHASE_L2, CHASE_DRAM, CHASE_SHARED, CHASE_LOCAL,
+    CONSTANT_HIT, CONSTANT_MISS, CONSTANT_DIVERGENT, REGISTER_CHAIN,
+    BANDWIDTH_SHARED, BANDWIDTH_L1, BANDWIDTH_L2, BANDWIDTH_DRAM, BANDWIDTH_CONSTANT,
+};
+
+static void launch_chase(const ml_problem *problem);
+static void launch_shared_chase(const ml_problem *problem);
+static void launch_local_chase(const ml_problem *problem);
+static void launch_constant_chase(const ml_problem *problem);
+static void launch_register_chain(const ml_problem *problem);
+static void launch_bandwidth(const ml_problem *problem);
+static void predict_chase(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_on_chip(long long kind, const long long *param, ml_prediction *prediction);
+static void predict_bandwidth(long long kind, const long long *param, ml_prediction *prediction);
+
+#define CHASE_METRICS "global_hit_rate,l2_hit_rate,dram_read_bytes"
+#define CONSTANT_METRICS "constant_instructions,constant_requests_per_instruction,constant_hit_rate"
+
+static const ml_variant variants[] = {
+    {.name = "chase", .summary = "dependent global loads over --bytes: L1, L2 or DRAM, by size",
+     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_SWEPT,
+     .uses = "bytes,stride,loads", .metrics = CHASE_METRICS, .predict = predict_chase},
+    {.name = "l1_chase", .summary = "dependent global loads over an eighth of the L1",
+     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_L1,
+     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase},
+    {.name = "l2_chase", .summary = "dependent global loads over an eighth of the L2",
+     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_L2,
+     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase},
+    {.name = "dram_chase", .summary = "dependent global loads over four times the L2",
+     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_DRAM,
+     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase},
+    {.name = "shared_chase", .summary = "dependent shared-memory loads (a 16 KiB chain)",
+     .kernel = "chase_shared", .block = {1}, .launch = launch_shared_chase,
+     .argument = CHASE_SHARED, .uses = "loads", .metrics = "shared_ld_instructions",
+     .predict = predict_on_chip},
+    {.name = "local_chase", .summary = "dependent loads from a thread's own array in local memory",
+     .kernel = "chase_local", .block = {1}, .launch = launch_local_chase,
+     .argument = CHASE_LOCAL, .uses = "loads", .metrics = "local_load_transactions",
+     .predict = predict_on_chip},
+    {.name = "constant_chase", .summary = "dependent __constant__ loads, one address a warp (1 KiB)",
+     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
+     .argument = CONSTANT_HIT, .uses = "loads", .metrics = CONSTANT_METRICS,
+     .predict = predict_on_chip},
+    {.name = "constant_miss", .summary = "dependent __constant__ loads over 56 KiB, 256 bytes apart",
+     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
+     .argument = CONSTANT_MISS, .uses = "loads", .metrics = CONSTANT_METRICS,
+     .predict = predict_on_chip},
+    {.name = "constant_divergent", .summary = "dependent __constant__ loads, 32 addresses a warp",
+     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
+     .argument = CONSTANT_DIVERGENT, .uses = "loads", .metrics = CONSTANT_METRICS,
+     .predict = predict_on_chip},
+    {.name = "register_chain", .summary = "dependent FMAs on registers",
+     .kernel = "fma_chain", .block = {1}, .launch = launch_register_chain,
+     .argument = REGISTER_CHAIN, .uses = "loads", .metrics = "", .predict = NULL},
+    {.name = "shared_bandwidth", .summary = "every SM reading its shared memory",
+     .kernel = "read_shared", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
+     .argument = BANDWIDTH_SHARED, .uses = "", .metrics = "shared_ld_instructions",
+     .predict = predict_bandwidth},
+    {.name = "l1_bandwidth", .summary = "every SM reading a 32 KiB region its L1 holds",
+     .kernel = "read_region", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
+     .argument = BANDWIDTH_L1, .uses = "", .metrics = "global_hit_rate",
+     .predict = predict_bandwidth},
+    {.name = "l2_bandwidth", .summary = "the grid reading a quarter of the L2 with __ldcg",
+     .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
+     .argument = BANDWIDTH_L2, .uses = "", .metrics = "l2_hit_rate,dram_read_bytes",
+     .predict = predict_bandwidth},
+    {.name = "dram_bandwidth", .summary = "the grid reading four times the L2 once",
+     .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
+     .argument = BANDWIDTH_DRAM, .uses = "", .metrics = "l2_hit_rate,dram_read_bytes",
+     .predict = predict_bandwidth},
+    {.name = "constant_bandwidth", .summary = "every warp reading one __constant__ float4 (broadcast)",
+     .kernel = "read_constant", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
+     .argument = BANDWIDTH_CONSTANT, .uses = "", .metrics = "constant_requests_per_instruction",
+     .predict = predict_bandwidth},
+};
+#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+static int is_global_chase(long long kind)
+{
+    return kind == CHASE_SWEPT || kind == CHASE_L1 || kind == CHASE_L2 || kind == CHASE_DRAM;
+}
+
+static int is_bandwidth(long long kind)
+{
+    return kind >= BANDWIDTH_SHARED;
+}
+
+/* ---- the global chase's working set -------------------------------------------------------------- */
+
+/* The span and stride of a global chase: the parameters for `chase`, else a size the model GPU
+ * puts in one level, a line a link. */
+static void chase_span(long long kind, const long long *param, uint64_t *bytes, uint64_t *stride)
+{
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    *stride = LINE_BYTES;
+    switch (kind) {
+    case CHASE_L1:
+        *bytes = (uint64_t)(gpu->l1_bytes / 8);
+        break;
+    case CHASE_L2:
+        *bytes = (uint64_t)(gpu->l2_bytes / 8) / LINE_BYTES * LINE_BYTES;
+        break;
+    case CHASE_DRAM:
+        *bytes = (uint64_t)(gpu->l2_bytes * 4) / LINE_BYTES * LINE_BYTES;
+        break;
+    default:
+        *bytes = (uint64_t)param[PARAM_BYTES];
+        *stride = (uint64_t)param[PARAM_STRIDE];
+    }
+}
+
+static uint64_t chase_links(long long kind, const long long *param)
+{
+    uint64_t bytes, stride;
+    chase_span(kind, param, &bytes, &stride);
+    return bytes / stride;
+}
+
+/* What the caches hold of the chain: one line per link. */
+static double chase_footprint(long long kind, const long long *param)
+{
+    return (double)chase_links(kind, param) * LINE_BYTES;
+}
+
+/* The untimed first loads: one lap of the chain, which leaves it in the caches that can hold it.
+ * A chain of more than twice the L2 goes without: no cache keeps it, and a lap would take seconds. */
+static uint64_t chase_warm_loads(long long kind, const long long *param)
+{
+    return chase_footprint(kind, param) <= 2 * ml_model_gpu()->l2_bytes ? chase_links(kind, param)
+                                                                        : 0;
+}
+
+static const char *check_params(const long long *param)
+{
+    if (param[PARAM_STRIDE] % LINE_BYTES != 0)
+        return "--stride must be a multiple of 128 bytes (one link a line)";
+    if (param[PARAM_BYTES] / param[PARAM_STRIDE] < 2)
+        return "--bytes must hold at least two links of --stride bytes";
+    return NULL;
+}
+
+/* ---- launches ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    unsigned *next;             /* the chain: next[j] is the index of the link after j */
+    unsigned start;             /* the first link's index */
+    unsigned *starts;           /* chase_constant: each lane's first link */
+    float4 *in;                 /* the bandwidth kernels' input */
+    size_t vectors;             /* float4s a bandwidth kernel reads a round */
+    unsigned rounds;
+    unsigned blocks;
+} lab_state;
+
+static void launch_chase(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    unsigned warm = (unsigned)chase_warm_loads(problem->argument, problem->param);
+    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
+    /* chase_global(next, start, warm_loads, timed_loads, end, cycles) */
+    void *arguments[] = {(void *)&state->next, (void *)&state->start, &warm, &timed,
+                         (void *)&problem->output, (void *)&problem->cycles};
+    ml_launch(problem, dim3(1), 0, arguments);
+}
+
+static void launch_shared_chase(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
+    /* chase_shared(next, start, timed_loads, end, cycles); chase_local likewise */
+    void *arguments[] = {(void *)&state->next, (void *)&state->start, &timed,
+                         (void *)&problem->output, (void *)&problem->cycles};
+    ml_launch(problem, dim3(1), 0, arguments);
+}
+
+static void launch_local_chase(const ml_problem *problem)
+{
+    launch_shared_chase(problem);
+}
+
+/* One lap of the chain warms the constant caches. */
+static void launch_constant_chase(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    unsigned warm = problem->argument == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
+    /* chase_constant(starts, warm_loads, timed_loads, ends, cycles) */
+    void *arguments[] = {(void *)&state->starts, &warm, &timed, (void *)&problem->output,
+                         (void *)&problem->cycles};
+    ml_launch(problem, dim3(1), 0, arguments);
+}
+
+static void launch_register_chain(const ml_problem *problem)
+{
+    float x = ml_random_value(problem->seed, 0);
+    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
+    /* fma_chain(x, timed_operations, out, cycles) */
+    void *arguments[] = {&x, &timed, (void *)&problem->output, (void *)&problem->cycles};
+    ml_launch(problem, dim3(1), 0, arguments);
+}
+
+static void launch_bandwidth(const ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    unsigned vectors = (unsigned)state->vectors;
+    size_t grid_vectors = state->vectors;
+    /* read_shared(in, rounds, sums); read_region(in, vectors, rounds, sums);
+     * read_grid_l2(in, vectors, rounds, sums); read_constant(rounds, sums) */
+    void *shared_arguments[] = {(void *)&state->in, (void *)&state->rounds, (void *)&problem->output};
+    void *region_arguments[] = {(void *)&state->in, &vectors, (void *)&state->rounds,
+                                (void *)&problem->output};
+    void *grid_arguments[] = {(void *)&state->in, &grid_vectors, (void *)&state->rounds,
+                              (void *)&problem->output};
+    void *constant_arguments[] = {(void *)&state->rounds, (void *)&problem->output};
+    void **arguments = problem->argument == BANDWIDTH_SHARED ? shared_arguments
+                       : problem->argument == BANDWIDTH_L1   ? region_arguments
+                       : problem->argument == BANDWIDTH_CONSTANT ? constant_arguments
+                                                                 : grid_arguments;
+    ml_launch(problem, dim3(state->blocks), 0, arguments);
+}
+
+/* ---- the bandwidth runs' sizes ---------------------------------------------------------------- */
+
+/* Four blocks of 512 threads fill an SM (2,048 threads). Rounds make each kernel run about a
+ * millisecond on an H100, long beside the launch. */
+#define BANDWIDTH_BLOCKS_PER_SM 4
+#define REGION_VECTORS 2048     /* read_region: 32 KiB, the same for every block */
+
+typedef struct {
+    size_t vectors;             /* float4s of the input */
+    unsigned rounds;
+} bandwidth_run;
+
+static bandwidth_run bandwidth_size(long long kind)
+{
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    size_t threads = (size_t)gpu->sm_count * BANDWIDTH_BLOCKS_PER_SM * BANDWIDTH_THREADS;
+    switch (kind) {
+    case BANDWIDTH_SHARED:
+        return (bandwidth_run){SHARED_BANDWIDTH_VECTORS, 2000};
+    case BANDWIDTH_L1:
+        return (bandwidth_run){REGION_VECTORS, 1000};
+    case BANDWIDTH_L2: /* a quarter of the L2, a whole number of the grid's float4s */
+        return (bandwidth_run){(size_t)(gpu->l2_bytes / 4 / 16) / threads * threads, 200};
+    case BANDWIDTH_DRAM:
+        return (bandwidth_run){(size_t)(gpu->l2_bytes * 4 / 16) / threads * threads, 1};
+    default: /* BANDWIDTH_CONSTANT */
+        return (bandwidth_run){CONSTANT_BANDWIDTH_VECTORS, 4096};
+    }
+}
+
+static unsigned bandwidth_blocks(void)
+{
+    return (unsigned)ml_model_gpu()->sm_count * BANDWIDTH_BLOCKS_PER_SM;
+}
+
+/* Bytes the threads read: each reads its float4s every round (read_shared and read_region: a
+ * block reads all of its buffer a round; read_constant: one float4 a thread a round). */
+static double bandwidth_bytes(long long kind)
+{
+    bandwidth_run run = bandwidth_size(kind);
+    double blocks = bandwidth_blocks();
+    switch (kind) {
+    case BANDWIDTH_SHARED:
+    case BANDWIDTH_L1:
+        return blocks * (double)run.vectors * 16.0 * run.rounds;
+    case BANDWIDTH_CONSTANT:
+        return blocks * BANDWIDTH_THREADS * 16.0 * run.rounds;
+    default:
+        return (double)run.vectors * 16.0 * run.rounds;
+    }
+}
+
+/* ---- predictions ------------------------------------------------------------------------------ */
+
+/* Where the model puts a chain of lines, from the L1 and L2 sizes. The L1 keeps a lap of the
+ * chain while it fills no more than three quarters of it; beyond one and a half L1s, none of it
+ * (a chain walked in the same order every lap evicts each line before it comes back). An H100's
+ * L2 is two halves: an SM reads a line the near half holds fastest, so a chain past about half
+ * the L2 is served by the far half, more slowly; past the L2, by DRAM, and past twice the L2
+ * there is no lap to warm it. Between these, a mix. */
+typedef enum { LEVEL_L1, LEVEL_L1_L2, LEVEL_L2, LEVEL_L2_FAR, LEVEL_L2_DRAM, LEVEL_DRAM } level;
+
+static level chase_level(double footprint)
+{
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    if (footprint <= 0.75 * gpu->l1_bytes)
+        return LEVEL_L1;
+    if (footprint <= 1.5 * gpu->l1_bytes)
+        return LEVEL_L1_L2;
+    if (footprint <= 0.4 * gpu->l2_bytes)
+        return LEVEL_L2;
+    if (footprint <= 0.9 * gpu->l2_bytes)
+        return LEVEL_L2_FAR;
+    if (footprint <= 2 * gpu->l2_bytes)
+        return LEVEL_L2_DRAM;
+    return LEVEL_DRAM;
+}
+
+static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half)",
+                                          "L2 and DRAM", "DRAM"};
+
+/* Every load is one 4-byte word: one sector of one line. The warm lap misses everywhere (the
+ * harness empties the L2 before each launch): its loads read a DRAM fill each. */
+static void predict_chase(long long kind, const long long *param, ml_prediction *prediction)
+{
+    double links = (double)chase_links(kind, param);
+    double warm = (double)chase_warm_loads(kind, param);
+    double timed = (double)param[PARAM_LOADS];
+    double loads = warm + timed, fill = ml_model_gpu()->dram_fill_bytes;
+    double timed_pct = 100.0 * timed / loads;
+    level where = chase_level(chase_footprint(kind, param));
+    prediction->served_by = level_names[where];
+    switch (where) {
+    case LEVEL_L1:
+        ml_predict(prediction, "global_hit_rate", timed_pct);
+        ml_predict(prediction, "l2_hit_rate", 0);
+        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        break;
+    case LEVEL_L1_L2:
+        ml_predict_range(prediction, "global_hit_rate", 0, timed_pct,
+                         "a lap of the chain about fills the L1: some of it stays there");
+        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
+                         "the loads the L1 misses, the L2 serves");
+        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        break;
+    case LEVEL_L2:
+        ml_predict(prediction, "global_hit_rate", 0);
+        ml_predict(prediction, "l2_hit_rate", timed_pct);
+        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        break;
+    case LEVEL_L2_FAR:
+        ml_predict(prediction, "global_hit_rate", 0);
+        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
+                         "the near half of the L2 misses a line the far half holds");
+        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        break;
+    case LEVEL_L2_DRAM:
+        ml_predict(prediction, "global_hit_rate", 0);
+        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
+                         "the L2 holds part of a chain larger than itself");
+        ml_predict_range(prediction, "dram_read_bytes", warm * fill, loads * fill,
+                         "the L2 holds part of a chain larger than itself");
+        break;
+    default: /* LEVEL_DRAM: the timed loads touch links the L2 has never seen */
+        ml_predict(prediction, "global_hit_rate", 0);
+        ml_predict(prediction, "l2_hit_rate", 0);
+        ml_predict(prediction, "dram_read_bytes", (timed < links ? timed : links) * fill);
+    }
+}
+
+/* The on-chip chases: one load instruction a link, of one warp. */
+static void predict_on_chip(long long kind, const long long *param, ml_prediction *prediction)
+{
+    double timed = (double)param[PARAM_LOADS];
+    switch (kind) {
+    case CHASE_SHARED:
+        prediction->served_by = "shared memory";
+        ml_predict(prediction, "shared_ld_instructions", timed);
+        break;
+    case CHASE_LOCAL: /* the warm lap and the timed loads, a sector each */
+        prediction->served_by = "L1 (local memory)";
+        ml_predict(prediction, "local_load_transactions", LOCAL_CHAIN_WORDS + timed);
+        break;
+    default: {
+        unsigned warm = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+        prediction->served_by = kind == CONSTANT_MISS ? "constant cache, second level"
+                                                      : "constant cache";
+        ml_predict(prediction, "constant_instructions", warm + timed);
+        ml_predict(prediction, "constant_requests_per_instruction",
+                   kind == CONSTANT_DIVERGENT ? 32 : 1);
+    }
+    }
+}
+
+static void predict_bandwidth(long long kind, const long long *param, ml_prediction *prediction)
+{
+    (void)param;
+    bandwidth_run run = bandwidth_size(kind);
+    double blocks = bandwidth_blocks(), warps_per_block = BANDWIDTH_THREADS / 32;
+    double rounds = run.rounds, buffer_bytes = (double)run.vectors * 16.0;
+    double later_rounds_pct = 100.0 * (rounds - 1) / rounds;
+    switch (kind) {
+    case BANDWIDTH_SHARED: /* a 16-byte load a thread for each float4 of its share, each round */
+        prediction->served_by = "shared memory";
+        ml_predict(prediction, "shared_ld_instructions",
+                   blocks * warps_per_block * rounds * (run.vectors / BANDWIDTH_THREADS));
+        break;
+    case BANDWIDTH_L1:
+        prediction->served_by = "L1";
+        ml_predict_range(prediction, "global_hit_rate", later_rounds_pct, 100,
+                         "the first round of the first block on each SM misses, the rest hit");
+        break;
+    case BANDWIDTH_L2:
+        prediction->served_by = "L2";
+        ml_predict_range(prediction, "l2_hit_rate", later_rounds_pct, 100,
+                         "the first round reads from DRAM, the others hit in the L2");
+        ml_predict(prediction, "dram_read_bytes", buffer_bytes);
+        break;
+    case BANDWIDTH_DRAM:
+        prediction->served_by = "DRAM";
+        ml_predict(prediction, "l2_hit_rate", 0);
+        ml_predict(prediction, "dram_read_bytes", buffer_bytes);
+        break;
+    default: /* BANDWIDTH_CONSTANT */
+        prediction->served_by = "constant cache";
+        ml_predict(prediction, "constant_requests_per_instruction", 1);
+    }
+}
+
+/* ---- chains, CPU reference, buffers -------------------------------------------------------------- */
+
+static double device_bytes(const ml_variant *variant, const long long *param)
+{
+    long long kind = variant->argument;
+    if (is_global_chase(kind)) {
+        uint64_t bytes, stride;
+        chase_span(kind, param, &bytes, &stride);
+        return (double)bytes;
+    }
+    if (is_bandwidth(kind))
+        return (double)bandwidth_size(kind).vectors * 16.0 +
+               bandwidth_blocks() * BANDWIDTH_THREADS * 4.0;
+    return CONSTANT_CHAIN_WORDS * 4.0;
+}
+
+/* A reproducible stream of numbers from the seed (splitmix64). */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+/* The order a chain of `links` links visits them: a random single cycle (Sattolo's shuffle: each
+ * link swaps with one before it, never itself), so a lap visits every link once. */
+static uint32_t *chain_order(uint64_t links, uint64_t seed)
+{
+    uint32_t *order = (uint32_t *)ml_host_alloc(links * sizeof *order);
+    for (uint64_t i = 0; i < links; i++)
+        order[i] = (uint32_t)i;
+    uint64_t random = seed;
+    for (uint64_t i = links - 1; i > 0; i--) {
+        uint64_t k = next_random(&random) % i;
+        uint32_t swap = order[i];
+        order[i] = order[k];
+        order[k] = swap;
+    }
+    return order;
+}
+
+/* The chain as the kernels read it: words_per_link words a link, the first of link order[i]
+ * holding the index of link order[i + 1]'s first word. The other words stay 0. */
+static unsigned *chain_words(const uint32_t *order, uint64_t links, uint64_t words_per_link)
+{
+    size_t words = links * words_per_link;
+    unsigned *next = (unsigned *)ml_host_alloc(words * sizeof *next);
+    memset(next, 0, words * sizeof *next);
+    for (uint64_t i = 0; i < links; i++)
+        next[order[i] * words_per_link] = (unsigned)(order[(i + 1) % links] * words_per_link);
+    return next;
+}
+
+/* The index a chain stands at after `loads` loads from order[first]. */
+static uint32_t chain_end(const uint32_t *order, uint64_t links, uint64_t first, uint64_t loads,
+                          uint64_t words_per_link)
+{
+    return (uint32_t)(order[(first + loads) % links] * words_per_link);
+}
+
+/* The chase's one output: the index the chain ends at, counted exactly. */
+static void expect_ends(ml_problem *problem, size_t count)
+{
+    problem->output = (float *)ml_device_alloc(count * sizeof(uint32_t));
+    problem->output_count = count;
+    problem->output_kind = ML_OUTPUT_COUNTED;
+    problem->reference_counts = (uint32_t *)ml_host_alloc(count * sizeof(uint32_t));
+    problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
+    problem->timed_operations = (double)problem->param[PARAM_LOADS];
+}
+
+static void setup_global_chase(ml_problem *problem, lab_state *state)
+{
+    uint64_t bytes, stride;
+    chase_span(problem->argument, problem->param, &bytes, &stride);
+    uint64_t links = bytes / stride, per_link = stride / 4;
+    uint32_t *order = chain_order(links, problem->seed);
+    unsigned *next = chain_words(order, links, per_link);
+    state->next = (unsigned *)ml_device_alloc(bytes);
+    ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * per_link * 4, cudaMemcpyHostToDevice));
+    free(next);
+    state->start = order[0] * (unsigned)per_link;
+    expect_ends(problem, 1);
+    uint64_t loads = chase_warm_loads(problem->argument, problem->param) +
+                     (uint64_t)problem->param[PARAM_LOADS];
+    problem->reference_counts[0] = chain_end(order, links, 0, loads, per_link);
+    free(order);
+    /* A kernel that asks for no shared memory gets the SM's whole L1. */
+    ML_CUDA_CHECK(cudaFuncSetAttribute((const void *)problem->kernel,
+                                       cudaFuncAttributePreferredSharedMemoryCarveout, 0));
+}
+
+/* The shared and local chains: every word a link, one lap of warm-up for the local one. */
+static void setup_word_chase(ml_problem *problem, lab_state *state, uint64_t links,
+                             uint64_t warm_loads)
+{
+    uint32_t *order = chain_order(links, problem->seed);
+    unsigned *next = chain_words(order, links, 1);
+    state->next = (unsigned *)ml_device_alloc(links * 4);
+    ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * 4, cudaMemcpyHostToDevice));
+    free(next);
+    state->start = order[0];
+    expect_ends(problem, 1);
+    problem->reference_counts[0] =
+        chain_end(order, links, 0, warm_loads + (uint64_t)problem->param[PARAM_LOADS], 1);
+    free(order);
+}
+
+/* The constant chains: 256 links of one word (1 KiB), or 224 links 256 bytes apart (56 KiB).
+ * A divergent warp's lane l starts 8 l links into the lap. */
+static void setup_constant_chase(ml_problem *problem, lab_state *state)
+{
+    long long kind = problem->argument;
+    uint64_t per_link = kind == CONSTANT_MISS ? 64 : 1;
+    uint64_t links = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+    uint32_t *order = chain_order(links, problem->seed);
+    unsigned *next = chain_words(order, links, per_link);
+    ml_copy_to_symbol("constant_chain", next, links * per_link * 4);
+    free(next);
+    expect_ends(problem, 32);
+    unsigned starts[32];
+    for (uint64_t lane = 0; lane < 32; lane++) {
+        uint64_t first = kind == CONSTANT_DIVERGENT ? 8 * lane : 0;
+        starts[lane] = (unsigned)(order[first] * per_link);
+        problem->reference_counts[lane] = chain_end(
+            order, links, first, links + (uint64_t)problem->param[PARAM_LOADS], per_link);
+    }
+    free(order);
+    state->starts = (unsigned *)ml_device_alloc(sizeof starts);
+    ML_CUDA_CHECK(cudaMemcpy(state->starts, starts, sizeof starts, cudaMemcpyHostToDevice));
+}
+
+/* The FMA chain, on the CPU in the same order: fmaf rounds once, as the GPU's FFMA does. */
+static void setup_register_chain(ml_problem *problem)
+{
+    float a = ml_random_value(problem->seed, 0);
+    for (long long i = 0; i < problem->param[PARAM_LOADS]; i++)
+        a = fmaf(a, 0.9999f, 0.0001f);
+    problem->output = (float *)ml_device_alloc(sizeof(float));
+    problem->output_count = 1;
+    problem->reference = (float *)ml_host_alloc(sizeof(float));
+    problem->reference[0] = a;
+    problem->tolerance = 0;
+    problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
+    problem->timed_operations = (double)problem->param[PARAM_LOADS];
+}
+
+/* Input values are whole numbers 0 .. 7, so every sum a thread makes is exact in float whatever
+ * the order: the reference is compared exactly. */
+static float small_whole_number(uint64_t seed, uint64_t index)
+{
+    return floorf(4.0f * (ml_random_value(seed, index) + 1.0f));
+}
+
+/* Each thread's sum, on the CPU, from the float4s' totals (value[k] = x + y + z + w of float4
+ * k) as the kernels read them: see kernels.cu. */
+static void bandwidth_reference(long long kind, const bandwidth_run *run, const double *value,
+                                unsigned blocks, float *sums)
+{
+    size_t threads = (size_t)blocks * BANDWIDTH_THREADS;
+    if (kind == BANDWIDTH_CONSTANT) {
+        double sum = 0;
+        for (unsigned round = 0; round < run->rounds; round++)
+            sum += value[round % CONSTANT_BANDWIDTH_VECTORS];
+        for (size_t t = 0; t < threads; t++)
+            sums[t] = (float)sum;
+        return;
+    }
+    /* read_shared and read_region: every block reads its buffer alike, so the first block's
+     * sums stand for all. */
+    int per_block = kind == BANDWIDTH_SHARED || kind == BANDWIDTH_L1;
+    size_t stride = per_block ? BANDWIDTH_THREADS : threads;
+#pragma omp parallel for
+    for (size_t t = 0; t < stride; t++) {
+        double sum = 0;
+        for (unsigned round = 0; round < run->rounds; round++)
+            for (size_t k = t; k < run->vectors; k += stride)
+                sum += value[(k + 32 * (size_t)round) % run->vectors];
+        sums[t] = (float)sum;
+    }
+    for (size_t t = stride; t < threads; t++)
+        sums[t] = sums[t % stride];
+}
+
+static void setup_bandwidth(ml_problem *problem, lab_state *state)
+{
+    long long kind = problem->argument;
+    bandwidth_run run = bandwidth_size(kind);
+    state->vectors = run.vectors;
+    state->rounds = run.rounds;
+    state->blocks = bandwidth_blocks();
+    size_t floats = run.vectors * 4;
+    float *values = (float *)ml_host_alloc(floats * sizeof(float));
+    double *totals = (double *)ml_host_alloc(run.vectors * sizeof(double));
+#pragma omp parallel for
+    for (size_t k = 0; k < run.vectors; k++) {
+        totals[k] = 0;
+        for (size_t c = 0; c < 4; c++) {
+            values[4 * k + c] = small_whole_number(problem->seed, 4 * k + c);
+            totals[k] += values[4 * k + c];
+        }
+    }
+    if (kind == BANDWIDTH_CONSTANT) {
+        ml_copy_to_symbol("constant_vectors", values, floats * sizeof(float));
+    } else {
+        state->in = (float4 *)ml_device_alloc(floats * sizeof(float));
+        ML_CUDA_CHECK(cudaMemcpy(state->in, values, floats * sizeof(float), cudaMemcpyHostToDevice));
+    }
+    free(values);
+    size_t threads = (size_t)state->blocks * BANDWIDTH_THREADS;
+    problem->output = (float *)ml_device_alloc(threads * sizeof(float));
+    problem->output_count = threads;
+    problem->reference = (float *)ml_host_alloc(threads * sizeof(float));
+    bandwidth_reference(kind, &run, totals, state->blocks, problem->reference);
+    free(totals);
+    problem->tolerance = 0;
+    problem->bytes = bandwidth_bytes(kind);
+}
+
+static void setup(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
+    memset(state, 0, sizeof *state);
+    long long kind = problem->argument;
+    if (is_global_chase(kind))
+        setup_global_chase(problem, state);
+    else if (kind == CHASE_SHARED)
+        setup_word_chase(problem, state, SHARED_CHAIN_WORDS, 0);
+    else if (kind == CHASE_LOCAL)
+        setup_word_chase(problem, state, LOCAL_CHAIN_WORDS, LOCAL_CHAIN_WORDS);
+    else if (kind == REGISTER_CHAIN)
+        setup_register_chain(problem);
+    else if (is_bandwidth(kind))
+        setup_bandwidth(problem, state);
+    else
+        setup_constant_chase(problem, state);
+    problem->state = state;
+    problem->flops = 0;
+}
+
+static void teardown(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_device_free(state->next);
+    ml_device_free(state->starts);
+    ml_device_free(state->in);
+    ml_device_free(problem->output);
+    ml_device_free(problem->cycles);
+    free(state);
+}
+
+static const ml_lab lab = {
+    "hierarchy_map", "Lab 07: a map of the memory hierarchy, measured on this GPU",
+    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
+    check_params, NULL, &ml_lab_kernels,
+};
+
+int main(int argc, char **argv)
+{
+    return ml_main(&lab, argc, argv);
+}
