@@ -395,8 +395,18 @@ static const prof_metric metric_table[] = {
         .perfworks = "lts__t_sector_op_read_hit_rate.pct",
         .unit = "%",
         .group = "global",
-        .meaning = "sectors read from the L2 that it held, as % of those it was asked for; a "
-                   "miss goes to DRAM",
+        .meaning = "sector reads the L2 found it held, as % of its read lookups; it counts more "
+                   "lookups than requests (a dependent chase that misses everywhere reads about "
+                   "50 on an H200), so compare sectors and DRAM bytes to tell L2 from DRAM",
+    },
+    {
+        .alias = "l2_read_sectors",
+        .legacy_names = "",
+        .perfworks = "lts__t_sectors_srcunit_tex_op_read.sum",
+        .unit = "sectors",
+        .group = "global",
+        .meaning = "32-byte sectors the SMs' L1s asked the L2 to read: their misses, and loads "
+                   "that bypass the L1 (__ldcg)",
     },
     /* ---- atomics ---- */
     {

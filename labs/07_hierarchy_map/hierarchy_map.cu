@@ -62,7 +62,7 @@ static void predict_chase(long long kind, const long long *param, ml_prediction 
 static void predict_on_chip(long long kind, const long long *param, ml_prediction *prediction);
 static void predict_bandwidth(long long kind, const long long *param, ml_prediction *prediction);
 
-#define CHASE_METRICS "global_hit_rate,l2_hit_rate,dram_read_bytes"
+#define CHASE_METRICS "global_hit_rate,l2_read_sectors,dram_read_bytes"
 #define CONSTANT_METRICS "constant_instructions,constant_requests_per_instruction,constant_hit_rate"
 
 static const ml_variant variants[] = {
@@ -100,7 +100,7 @@ static const ml_variant variants[] = {
      .predict = predict_on_chip},
     {.name = "register_chain", .summary = "dependent FMAs on registers",
      .kernel = "fma_chain", .block = {1}, .launch = launch_register_chain,
-     .argument = REGISTER_CHAIN, .uses = "loads", .metrics = "", .predict = NULL},
+     .argument = REGISTER_CHAIN, .uses = "loads", .metrics = "", .predict = predict_on_chip},
     {.name = "shared_bandwidth", .summary = "every SM reading its shared memory",
      .kernel = "read_shared", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
      .argument = BANDWIDTH_SHARED, .uses = "", .metrics = "shared_ld_instructions",
@@ -111,7 +111,7 @@ static const ml_variant variants[] = {
      .predict = predict_bandwidth},
     {.name = "l2_bandwidth", .summary = "the grid reading a quarter of the L2 with __ldcg",
      .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_L2, .uses = "", .metrics = "l2_hit_rate,dram_read_bytes",
+     .argument = BANDWIDTH_L2, .uses = "", .metrics = "l2_read_sectors,dram_read_bytes",
      .predict = predict_bandwidth},
     {.name = "dram_bandwidth", .summary = "the grid reading four times the L2 once",
      .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
@@ -348,52 +348,62 @@ static level chase_level(double footprint)
 static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half)",
                                           "L2 and DRAM", "DRAM"};
 
+/* DRAM bytes of `fills` DRAM fills: page-table walks (up to 128 bytes a 2 MiB page the chain
+ * spans, measured on an H200) and instruction fetches read DRAM too, about a tenth more. */
+static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
+                               double span_bytes)
+{
+    double fill = ml_model_gpu()->dram_fill_bytes;
+    double pages = ceil(span_bytes / (2.0 * MIB));
+    ml_predict_range(prediction, "dram_read_bytes", low_fills * fill,
+                     1.1 * high_fills * fill + 16 * KIB + 128 * pages,
+                     "a DRAM fill a missed link, and page-table walks and instruction fetches");
+}
+
 /* Every load is one 4-byte word: one sector of one line. The warm lap misses everywhere (the
- * harness empties the L2 before each launch): its loads read a DRAM fill each. */
+ * harness empties the L2 before each launch): each of its loads is an L2 read and a DRAM fill.
+ * A timed load the L1 misses is an L2 read; one the L2 misses, a DRAM fill too. */
 static void predict_chase(long long kind, const long long *param, ml_prediction *prediction)
 {
+    uint64_t bytes, stride;
+    chase_span(kind, param, &bytes, &stride);
     double links = (double)chase_links(kind, param);
     double warm = (double)chase_warm_loads(kind, param);
     double timed = (double)param[PARAM_LOADS];
-    double loads = warm + timed, fill = ml_model_gpu()->dram_fill_bytes;
+    double loads = warm + timed;
     double timed_pct = 100.0 * timed / loads;
     level where = chase_level(chase_footprint(kind, param));
     prediction->served_by = level_names[where];
     switch (where) {
     case LEVEL_L1:
         ml_predict(prediction, "global_hit_rate", timed_pct);
-        ml_predict(prediction, "l2_hit_rate", 0);
-        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        ml_predict(prediction, "l2_read_sectors", warm);
+        predict_dram_fills(prediction, warm, warm, (double)bytes);
         break;
     case LEVEL_L1_L2:
         ml_predict_range(prediction, "global_hit_rate", 0, timed_pct,
                          "a lap of the chain about fills the L1: some of it stays there");
-        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
-                         "the loads the L1 misses, the L2 serves");
-        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        ml_predict_range(prediction, "l2_read_sectors", warm, loads,
+                         "a lap of the chain about fills the L1: some of it stays there");
+        predict_dram_fills(prediction, warm, warm, (double)bytes);
         break;
     case LEVEL_L2:
-        ml_predict(prediction, "global_hit_rate", 0);
-        ml_predict(prediction, "l2_hit_rate", timed_pct);
-        ml_predict(prediction, "dram_read_bytes", warm * fill);
-        break;
     case LEVEL_L2_FAR:
         ml_predict(prediction, "global_hit_rate", 0);
-        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
-                         "the near half of the L2 misses a line the far half holds");
-        ml_predict(prediction, "dram_read_bytes", warm * fill);
+        ml_predict(prediction, "l2_read_sectors", loads);
+        predict_dram_fills(prediction, warm, warm, (double)bytes);
         break;
     case LEVEL_L2_DRAM:
         ml_predict(prediction, "global_hit_rate", 0);
-        ml_predict_range(prediction, "l2_hit_rate", 0, timed_pct,
-                         "the L2 holds part of a chain larger than itself");
-        ml_predict_range(prediction, "dram_read_bytes", warm * fill, loads * fill,
-                         "the L2 holds part of a chain larger than itself");
+        ml_predict(prediction, "l2_read_sectors", loads);
+        predict_dram_fills(prediction, warm, loads, (double)bytes);
         break;
-    default: /* LEVEL_DRAM: the timed loads touch links the L2 has never seen */
+    default: { /* LEVEL_DRAM: the timed loads touch links the L2 has not seen */
+        double fills = timed < links ? timed : links;
         ml_predict(prediction, "global_hit_rate", 0);
-        ml_predict(prediction, "l2_hit_rate", 0);
-        ml_predict(prediction, "dram_read_bytes", (timed < links ? timed : links) * fill);
+        ml_predict(prediction, "l2_read_sectors", loads);
+        predict_dram_fills(prediction, fills, fills, (double)bytes);
+    }
     }
 }
 
@@ -406,17 +416,29 @@ static void predict_on_chip(long long kind, const long long *param, ml_predictio
         prediction->served_by = "shared memory";
         ml_predict(prediction, "shared_ld_instructions", timed);
         break;
+    case REGISTER_CHAIN:
+        prediction->served_by = "registers";
+        break;
     case CHASE_LOCAL: /* the warm lap and the timed loads, a sector each */
         prediction->served_by = "L1 (local memory)";
         ml_predict(prediction, "local_load_transactions", LOCAL_CHAIN_WORDS + timed);
         break;
     default: {
-        unsigned warm = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+        /* The 1 KiB chain is 16 lines of 64 bytes: one miss each, then every request hits. The
+         * 56 KiB chain, a link every 256 bytes, is more than the first constant cache holds:
+         * every request misses it (the second level serves them). */
+        double warm = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+        double requests_per_load = kind == CONSTANT_DIVERGENT ? 32 : 1;
+        double requests = requests_per_load * (warm + timed);
         prediction->served_by = kind == CONSTANT_MISS ? "constant cache, second level"
                                                       : "constant cache";
         ml_predict(prediction, "constant_instructions", warm + timed);
-        ml_predict(prediction, "constant_requests_per_instruction",
-                   kind == CONSTANT_DIVERGENT ? 32 : 1);
+        ml_predict(prediction, "constant_requests_per_instruction", requests_per_load);
+        if (kind == CONSTANT_MISS)
+            ml_predict_range(prediction, "constant_hit_rate", 0, 1,
+                             "a link shares no line with the last few, so almost none hit");
+        else
+            ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - 16 / requests));
     }
     }
 }
@@ -439,10 +461,9 @@ static void predict_bandwidth(long long kind, const long long *param, ml_predict
         ml_predict_range(prediction, "global_hit_rate", later_rounds_pct, 100,
                          "the first round of the first block on each SM misses, the rest hit");
         break;
-    case BANDWIDTH_L2:
+    case BANDWIDTH_L2: /* __ldcg: every round's sectors go to the L2; the first from DRAM */
         prediction->served_by = "L2";
-        ml_predict_range(prediction, "l2_hit_rate", later_rounds_pct, 100,
-                         "the first round reads from DRAM, the others hit in the L2");
+        ml_predict(prediction, "l2_read_sectors", rounds * buffer_bytes / 32);
         ml_predict(prediction, "dram_read_bytes", buffer_bytes);
         break;
     case BANDWIDTH_DRAM:

@@ -149,6 +149,47 @@ static void a_bound_says_measured_and_expected(void **state)
     cJSON_Delete(high.report);
 }
 
+/* A chase record as lab 07 writes it: its cycles per load, or null where the kernel's clock was
+ * missing or not believed. */
+static cJSON *chase_report(const char *latency)
+{
+    char text[512];
+    snprintf(text, sizeof text,
+             "{\"lab\": \"hierarchy_map\", \"profiler_note\": null, \"records\": [{"
+             "\"variant\": \"dram_chase\", \"params\": {\"loads\": 16384},"
+             "\"timing\": {\"median_ms\": 5.5}, \"correct\": true, \"mismatches\": 0,"
+             "\"max_rel_error\": 0, \"latency\": %s, \"metrics\": {}}]}", latency);
+    cJSON *parsed = cJSON_Parse(text);
+    assert_non_null(parsed);
+    return parsed;
+}
+
+/* cycles_per_op against the reference solution's: an independent-load chase's 12 cycles fail
+ * where the reference measured 664; a record without cycles fails too. */
+static void cycles_per_op_against_the_reference(void **state)
+{
+    (void)state;
+    grading_case rubric_case = one_case("case d 4 visible\ncheck cycles_per_op ~ reference 25% | wait\n");
+    lab_run reference = finished(chase_report("{\"cycles_per_op\": 664, \"ns_per_op\": 335}"));
+    lab_run close = finished(chase_report("{\"cycles_per_op\": 650, \"ns_per_op\": 328}"));
+    lab_run independent = finished(chase_report("{\"cycles_per_op\": 12, \"ns_per_op\": 6}"));
+    lab_run no_clock = finished(chase_report("null"));
+    char *text = evaluate(&rubric_case, &close, &reference, NULL, CASE_PASSED);
+    expect_text(text, "ok    cycles_per_op, dram_chase (loads=16384): measured 650 cycles, expected 664");
+    free(text);
+    text = evaluate(&rubric_case, &independent, &reference, NULL, CASE_FAILED);
+    expect_text(text, "FAIL  cycles_per_op, dram_chase (loads=16384): measured 12 cycles");
+    expect_text(text, "wait");
+    free(text);
+    text = evaluate(&rubric_case, &no_clock, &reference, NULL, CASE_FAILED);
+    expect_text(text, "no cycles per operation");
+    free(text);
+    cJSON_Delete(reference.report);
+    cJSON_Delete(close.report);
+    cJSON_Delete(independent.report);
+    cJSON_Delete(no_clock.report);
+}
+
 static void predictions_come_from_the_model_run(void **state)
 {
     (void)state;
@@ -792,6 +833,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(correct_passes_and_fails_with_the_mismatch_count),
         cmocka_unit_test(a_bound_says_measured_and_expected),
+        cmocka_unit_test(cycles_per_op_against_the_reference),
         cmocka_unit_test(predictions_come_from_the_model_run),
         cmocka_unit_test(the_flops_ceiling_is_not_the_submission),
         cmocka_unit_test(counters_not_read_never_pass),

@@ -64,6 +64,7 @@ static void make_report(ml_report *report)
     report->compute_minor = 0;
     report->sm_count = 132;
     report->l2_mib = 60;
+    report->sm_clock_mhz = 1980;
     report->ceiling_gbps = 4000;
     report->counter_seconds = 0.75;
     report->seconds = (ml_run_seconds){.wall = 3.0, .kernels = 0.25, .startup = 0.5, .setup = 0.75,
@@ -204,7 +205,7 @@ static int split_lines(char *text, char **lines, int max_lines)
     return count;
 }
 
-#define MAX_FIELDS 32
+#define MAX_FIELDS 48
 #define FIELD_SIZE 128
 
 /* Splits one CSV line into fields, undoing RFC 4180 quoting; returns how many. */
@@ -571,7 +572,7 @@ static void test_table_contents(void **state)
     char *text = table_text(&report);
 
     assert_non_null(strstr(text, "coalescing: Coalesced vs strided global loads\n"));
-    assert_non_null(strstr(text, "Test GPU, \"rev 2\" (sm_90, 132 SMs, 60 MiB L2)"));
+    assert_non_null(strstr(text, "Test GPU, \"rev 2\" (sm_90, 132 SMs, 60 MiB L2, SM clock 1980 MHz)"));
     assert_non_null(strstr(text, "4000.0 GB/s"));
     assert_non_null(strstr(text, TEST_SEED_TEXT));
     assert_null(strstr(text, "counters:"));     /* counters were read */
@@ -736,9 +737,61 @@ static void test_table_model_only(void **state)
     ml_report_free(&report);
 }
 
+/* A kernel that times itself: its cycles and ns per operation show in the table, the JSON and
+ * the CSV; the model's level in the table and the JSON; a record without either has null. */
+static void test_latency_and_served_by(void **state)
+{
+    (void)state;
+    ml_report report;
+    make_report(&report);
+    ml_record *coalesced = &report.records[0];
+    coalesced->has_latency = 1;
+    coalesced->cycles_per_op = (ml_stats){.median = 287.5, .min = 287, .max = 290, .count = 10};
+    coalesced->ns_per_op = 145.2;
+    coalesced->served_by = "L2 (far half)";
+
+    char *text = table_text(&report);
+    char *lines[64];
+    int count = split_lines(text, lines, 64);
+    int header = find_line(lines, count, 0, "variant ");
+    assert_true(header >= 0);
+    assert_non_null(strstr(lines[header], "cycles/op"));
+    assert_non_null(strstr(lines[header], "served by (model)"));
+    assert_non_null(strstr(lines[header + 2], "287.5"));
+    assert_non_null(strstr(lines[header + 2], "145.2"));
+    assert_non_null(strstr(lines[header + 2], "L2 (far half)"));
+    free(text);
+
+    cJSON *root = json_parsed(&report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(root, "records");
+    const cJSON *first = cJSON_GetArrayItem(records, 0), *second = cJSON_GetArrayItem(records, 1);
+    const cJSON *latency = cJSON_GetObjectItemCaseSensitive(first, "latency");
+    assert_float_equal(number_member(latency, "cycles_per_op"), 287.5, 0);
+    assert_float_equal(number_member(latency, "min_cycles_per_op"), 287, 0);
+    assert_float_equal(number_member(latency, "ns_per_op"), 145.2, 1e-12);
+    assert_string_equal(string_member(first, "served_by"), "L2 (far half)");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "latency")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "served_by")));
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(root, "device");
+    assert_float_equal(number_member(device, "sm_clock_mhz"), 1980, 0);
+    cJSON_Delete(root);
+
+    text = csv_text(&report);
+    assert_int_equal(split_lines(text, lines, 8), 3);
+    static char fields[MAX_FIELDS][FIELD_SIZE];
+    split_csv(lines[1], fields);
+    assert_string_equal(fields[csv_column("cycles_per_op")], "287.5");
+    assert_string_equal(fields[csv_column("ns_per_op")], "145.2");
+    split_csv(lines[2], fields);
+    assert_string_equal(fields[csv_column("cycles_per_op")], "");
+    free(text);
+    ml_report_free(&report);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_latency_and_served_by),
         cmocka_unit_test(test_add_grows_and_zeroes),
         cmocka_unit_test(test_json_run),
         cmocka_unit_test(test_json_model_only),

@@ -11,6 +11,9 @@
  *       why counters were not read, each reason once; --model runs are left out
  *   memlab_report device [--lab LAB] REPORT.json...
  *       the GPU's name; exit status 1 when every report is a --model run
+ *   memlab_report caches [--lab LAB] REPORT.json...
+ *       the L1 and L2 sizes the predictions were made for (a GPU run: the device's), as gnuplot
+ *       settings "l1_bytes=N; l2_bytes=N;"; exit status 1 when no report has them
  *   memlab_report labs REPORT.json...
  *       the labs the reports are of, each once
  *   memlab_report seconds REPORT.json
@@ -50,7 +53,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|labs|seconds|census|series|bars ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -188,6 +191,30 @@ static int device_command(int argc, char **argv)
             const char *device = rd_device_name(request.reports[i]);
             if (device != NULL && (request.query.lab == NULL || strcmp(lab, request.query.lab) == 0)) {
                 printf("%s\n", device);
+                status = EXIT_SUCCESS;
+            }
+        }
+    }
+    free_request(&request);
+    return status;
+}
+
+/* The cache sizes of the first report (of the lab) whose model GPU has them. */
+static int caches_command(int argc, char **argv)
+{
+    report_request request;
+    int status = parse_request(argc, argv, &request, false);
+    if (status == EXIT_SUCCESS) {
+        status = EXIT_NO_DATA;
+        for (int i = 0; i < request.report_count && status != EXIT_SUCCESS; i++) {
+            const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
+            const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(request.reports[i], "model_gpu");
+            const cJSON *l1_kib = cJSON_GetObjectItemCaseSensitive(gpu, "l1_kib");
+            const cJSON *l2_mib = cJSON_GetObjectItemCaseSensitive(gpu, "l2_mib");
+            if (cJSON_IsNumber(l1_kib) && cJSON_IsNumber(l2_mib) &&
+                (request.query.lab == NULL || strcmp(lab, request.query.lab) == 0)) {
+                printf("l1_bytes=%.0f; l2_bytes=%.0f;\n", l1_kib->valuedouble * 1024.0,
+                       l2_mib->valuedouble * 1048576.0);
                 status = EXIT_SUCCESS;
             }
         }
@@ -381,6 +408,8 @@ int main(int argc, char **argv)
         return distinct_command(argc - 2, argv + 2, gpu_run_note);
     if (strcmp(command, "device") == 0)
         return device_command(argc - 2, argv + 2);
+    if (strcmp(command, "caches") == 0)
+        return caches_command(argc - 2, argv + 2);
     if (strcmp(command, "labs") == 0)
         return distinct_command(argc - 2, argv + 2, lab_of);
     if (strcmp(command, "seconds") == 0)
