@@ -21,6 +21,7 @@
 #include "memlab.h"
 #include "profiler.h"
 #include "report.h"
+#include "report_data.h"
 
 #define CEILING_MAX_BYTES ((size_t)1 << 30)
 #define CEILING_REPS 10
@@ -93,10 +94,17 @@ int ml_variant_uses(const ml_variant *variant, const char *param_name)
     return 0;
 }
 
-/* The table's own mistakes, caught before anything runs: too many variants, a kernel without a
- * block, a `uses` naming no parameter. */
+/* The table's own mistakes, caught before anything runs: a parameter named like a column of the
+ * report, too many variants, a kernel without a block, a `uses` naming no parameter. */
 static int check_lab_table(const ml_lab *lab)
 {
+    for (int i = 0; i < lab->num_params; i++) {
+        if (rd_is_record_column(lab->params[i].name)) {
+            fprintf(stderr, "%s: parameter '%s' has the name of a column of every record: name it "
+                            "otherwise\n", lab->program, lab->params[i].name);
+            return ML_EXIT_LAB_ERROR;
+        }
+    }
     if (lab->num_variants > ML_MAX_VARIANTS) {
         fprintf(stderr, "%s: %d variants; a lab has at most %d\n", lab->program, lab->num_variants,
                 ML_MAX_VARIANTS);

@@ -248,19 +248,31 @@ const cJSON *rd_metric(const cJSON *record, const char *name)
     return find_metric(record, name, strlen(name));
 }
 
+/* The record's own values rd_value reads, by where they sit in a record's JSON. */
+static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
+                                        "pct_of_flops_ceiling", "max_rel_error",
+                                        "mismatches", "correct"};
+static const char *const timing[] = {"median_ms", "min_ms", "max_ms", "cv", "reps"};
+static const char *const latency[] = {"cycles_per_op", "min_cycles_per_op",
+                                      "max_cycles_per_op", "ns_per_op"};
+static const char *const resources[] = {"registers_per_thread", "local_bytes_per_thread",
+                                        "spill_store_bytes", "spill_load_bytes",
+                                        "shared_bytes_per_block", "threads_per_block",
+                                        "blocks_per_sm", "occupancy_pct"};
+#define COUNT(array) (sizeof(array) / sizeof(array[0]))
+
+bool rd_is_record_column(const char *column)
+{
+    static const char *const others[] = {"flops_per_gld_byte_predicted",
+                                         "flops_per_gld_byte_measured", "lab", "variant", "device"};
+    return is_one_of(column, top_level, COUNT(top_level)) ||
+           is_one_of(column, timing, COUNT(timing)) ||
+           is_one_of(column, resources, COUNT(resources)) ||
+           is_one_of(column, latency, COUNT(latency)) || is_one_of(column, others, COUNT(others));
+}
+
 double rd_value(const cJSON *record, const char *column)
 {
-    static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
-                                            "pct_of_flops_ceiling", "max_rel_error",
-                                            "mismatches", "correct"};
-    static const char *const timing[] = {"median_ms", "min_ms", "max_ms", "cv", "reps"};
-    static const char *const latency[] = {"cycles_per_op", "min_cycles_per_op",
-                                          "max_cycles_per_op", "ns_per_op"};
-    static const char *const resources[] = {"registers_per_thread", "local_bytes_per_thread",
-                                            "spill_store_bytes", "spill_load_bytes",
-                                            "shared_bytes_per_block", "threads_per_block",
-                                            "blocks_per_sm", "occupancy_pct"};
-#define COUNT(array) (sizeof(array) / sizeof(array[0]))
     if (is_one_of(column, top_level, COUNT(top_level)))
         return number(member(record, column));
     if (is_one_of(column, timing, COUNT(timing)))
@@ -269,7 +281,6 @@ double rd_value(const cJSON *record, const char *column)
         return number(member(member(record, "resources"), column));
     if (is_one_of(column, latency, COUNT(latency)))
         return number(member(member(record, "latency"), column));
-#undef COUNT
     if (strcmp(column, "flops_per_gld_byte_predicted") == 0)
         return number(member(member(record, "flops_per_gld_byte"), "predicted"));
     if (strcmp(column, "flops_per_gld_byte_measured") == 0)

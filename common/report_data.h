@@ -74,9 +74,14 @@ const cJSON *rd_metric(const cJSON *record, const char *name);
  *   flops_per_gld_byte_predicted, flops_per_gld_byte_measured;
  *   resources: registers_per_thread, local_bytes_per_thread, shared_bytes_per_block,
  *     threads_per_block, blocks_per_sm, occupancy_pct;
+ *   latency: cycles_per_op, min_cycles_per_op, max_cycles_per_op, ns_per_op;
  *   METRIC.predicted, METRIC.measured: METRIC is an alias (gld_efficiency) or a Perfworks name;
  *   anything else: the size parameter of that name. */
 double rd_value(const cJSON *record, const char *column);
+/* true if column names a value of the record itself (above) or a column every CSV row starts
+ * with (lab, variant, device): a size parameter of that name could not be told from it, so a lab
+ * may not name one so. */
+bool rd_is_record_column(const char *column);
 
 /* Which records a plot takes, and which of their values. A where clause keeps the records whose
  * parameter equals a number, or, with "max", the largest value of that parameter among the

@@ -3,8 +3,8 @@
  * kernels are in kernels.cu, loaded by name (--kernels FILE runs another file).
  *
  * Latency variants (cycles and ns per dependent operation, from the kernel's own clock64()):
- *   chase               global loads over --bytes, links --stride bytes apart: the staircase
- *                       (--sweep bytes=...), and the TLB with a large stride
+ *   chase               global loads over --working_set, links --stride bytes apart: the staircase
+ *                       (--sweep working_set=...), and the TLB with a large stride
  *   l1_chase, l2_chase, dram_chase
  *                       the same chase over a working set the model puts in L1 (an eighth of it),
  *                       in L2 (an eighth of it) or beyond (four L2s)
@@ -22,7 +22,7 @@
  *
  * Build:  ./memlab run hierarchy_map --help      (or: make -f Makefile.labs hierarchy_map)
  * Try:    hierarchy_map --variant all
- *         hierarchy_map --variant chase --sweep bytes=16384,65536,262144,4194304,67108864
+ *         hierarchy_map --variant chase --sweep working_set=16384,65536,262144,4194304,67108864
  *         hierarchy_map --model                  (predictions only, no GPU)
  */
 #include <math.h>
@@ -31,14 +31,14 @@
 #include "memlab.h"
 #include "hierarchy_map.h"
 
-enum { PARAM_BYTES, PARAM_STRIDE, PARAM_LOADS, PARAM_COUNT };
+enum { PARAM_WORKING_SET, PARAM_STRIDE, PARAM_LOADS, PARAM_COUNT };
 
 #define KIB 1024ll
 #define MIB (1024ll * 1024ll)
 #define LINE_BYTES 128          /* an L1 and L2 line: a chain uses one 4-byte word of each */
 
 static const ml_param params[PARAM_COUNT] = {
-    {"bytes", 64 * KIB, 2 * LINE_BYTES, 4096 * MIB, "chase: bytes of memory the chain spans"},
+    {"working_set", 64 * KIB, 2 * LINE_BYTES, 4096 * MIB, "chase: bytes of memory the chain spans"},
     {"stride", LINE_BYTES, LINE_BYTES, 1024 * MIB,
      "chase: bytes between links (a multiple of 128; large strides show the TLB)"},
     {"loads", 16384, 256, 1 << 24, "latency variants: dependent operations timed"},
@@ -66,9 +66,9 @@ static void predict_bandwidth(long long kind, const long long *param, ml_predict
 #define CONSTANT_METRICS "constant_instructions,constant_requests_per_instruction,constant_hit_rate"
 
 static const ml_variant variants[] = {
-    {.name = "chase", .summary = "dependent global loads over --bytes: L1, L2 or DRAM, by size",
+    {.name = "chase", .summary = "dependent global loads over --working_set: L1, L2 or DRAM, by size",
      .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_SWEPT,
-     .uses = "bytes,stride,loads", .metrics = CHASE_METRICS, .predict = predict_chase},
+     .uses = "working_set,stride,loads", .metrics = CHASE_METRICS, .predict = predict_chase},
     {.name = "l1_chase", .summary = "dependent global loads over an eighth of the L1",
      .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_L1,
      .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase},
@@ -153,7 +153,7 @@ static void chase_span(long long kind, const long long *param, uint64_t *bytes, 
         *bytes = (uint64_t)(gpu->l2_bytes * 4) / LINE_BYTES * LINE_BYTES;
         break;
     default:
-        *bytes = (uint64_t)param[PARAM_BYTES];
+        *bytes = (uint64_t)param[PARAM_WORKING_SET];
         *stride = (uint64_t)param[PARAM_STRIDE];
     }
 }
@@ -183,8 +183,8 @@ static const char *check_params(const long long *param)
 {
     if (param[PARAM_STRIDE] % LINE_BYTES != 0)
         return "--stride must be a multiple of 128 bytes (one link a line)";
-    if (param[PARAM_BYTES] / param[PARAM_STRIDE] < 2)
-        return "--bytes must hold at least two links of --stride bytes";
+    if (param[PARAM_WORKING_SET] / param[PARAM_STRIDE] < 2)
+        return "--working_set must hold at least two links of --stride bytes";
     return NULL;
 }
 
@@ -324,9 +324,10 @@ static double bandwidth_bytes(long long kind)
 /* Where the model puts a chain of lines, from the L1 and L2 sizes. The L1 keeps a lap of the
  * chain while it fills no more than three quarters of it; beyond one and a half L1s, none of it
  * (a chain walked in the same order every lap evicts each line before it comes back). An H100's
- * L2 is two halves: an SM reads a line the near half holds fastest, so a chain past about half
- * the L2 is served by the far half, more slowly; past the L2, by DRAM, and past twice the L2
- * there is no lap to warm it. Between these, a mix. */
+ * L2 is two halves: an SM reads a line the near half holds fastest, so a chain past half the L2
+ * is served by the far half, more slowly (on an H200: 287 cycles to 24 MiB, 520 from 32 to
+ * 56 MiB); past the L2, by DRAM, and past twice the L2 there is no lap to warm it. Between
+ * these, a mix. */
 typedef enum { LEVEL_L1, LEVEL_L1_L2, LEVEL_L2, LEVEL_L2_FAR, LEVEL_L2_DRAM, LEVEL_DRAM } level;
 
 static level chase_level(double footprint)
@@ -336,9 +337,9 @@ static level chase_level(double footprint)
         return LEVEL_L1;
     if (footprint <= 1.5 * gpu->l1_bytes)
         return LEVEL_L1_L2;
-    if (footprint <= 0.4 * gpu->l2_bytes)
+    if (footprint <= 0.5 * gpu->l2_bytes)
         return LEVEL_L2;
-    if (footprint <= 0.9 * gpu->l2_bytes)
+    if (footprint <= 0.95 * gpu->l2_bytes)
         return LEVEL_L2_FAR;
     if (footprint <= 2 * gpu->l2_bytes)
         return LEVEL_L2_DRAM;
@@ -349,14 +350,15 @@ static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half
                                           "L2 and DRAM", "DRAM"};
 
 /* DRAM bytes of `fills` DRAM fills: page-table walks (up to 128 bytes a 2 MiB page the chain
- * spans, measured on an H200) and instruction fetches read DRAM too, about a tenth more. */
+ * spans) and instruction fetches read DRAM too, about a tenth more and up to 64 KiB (measured on
+ * an H200: 13,824 to 71,680 bytes for chains of 8,192 to 32,768 bytes of fills). */
 static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
                                double span_bytes)
 {
     double fill = ml_model_gpu()->dram_fill_bytes;
     double pages = ceil(span_bytes / (2.0 * MIB));
     ml_predict_range(prediction, "dram_read_bytes", low_fills * fill,
-                     1.1 * high_fills * fill + 16 * KIB + 128 * pages,
+                     1.1 * high_fills * fill + 64 * KIB + 128 * pages,
                      "a DRAM fill a missed link, and page-table walks and instruction fetches");
 }
 

@@ -45,7 +45,7 @@ static void every_variant_is_correct(void **state)
     const char *cases[] = {
         "--variant all --loads 1001 --seed 71",
         /* Chains of two links, of 106, of 7,812 and of 781,250, 384 bytes apart. */
-        "--variant chase --stride 384 --loads 777 --sweep bytes=768,40960,3000064,300000000 --seed 72",
+        "--variant chase --stride 384 --loads 777 --sweep working_set=768,40960,3000064,300000000 --seed 72",
         "--variant l1_chase,shared_chase,local_chase,constant_divergent,register_chain --loads 256",
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -87,7 +87,7 @@ static double first_step(const cJSON *report, double threshold)
     const cJSON *record;
     cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
         double cycles = cycles_per_op(record);
-        double bytes = (double)gpu_test_param(record, "bytes");
+        double bytes = (double)gpu_test_param(record, "working_set");
         fprintf(stderr, "  chase %10.0f bytes: %7.1f cycles\n", bytes, cycles);
         if (cycles > threshold)
             return bytes;
@@ -95,11 +95,11 @@ static double first_step(const cJSON *report, double threshold)
     return NAN;
 }
 
-/* A sweep over fractions of a size: "--sweep bytes=..." from half of it to one and a half. */
+/* A sweep over fractions of a size: "--sweep working_set=..." from half of it to one and a half. */
 static void sweep_around(double size, char *text, size_t text_size)
 {
     static const double fractions[] = {0.5, 0.625, 0.75, 0.875, 1.0, 1.125, 1.25, 1.5};
-    int used = snprintf(text, text_size, "--sweep bytes=");
+    int used = snprintf(text, text_size, "--sweep working_set=");
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         used += snprintf(text + used, text_size - (size_t)used, "%s%.0f", i > 0 ? "," : "",
                          floor(fractions[i] * size / 128) * 128);
@@ -148,8 +148,8 @@ static void assert_agrees(const cJSON *record, const char *alias)
     int ok = reason != NULL
                  ? measured >= low * (1 - RANGE_SLACK) && measured <= predicted * (1 + RANGE_SLACK)
                  : fabs(measured - predicted) <= METRIC_TOLERANCE * fmax(fabs(predicted), 1.0);
-    fprintf(stderr, "  %-18s bytes=%-10lld %-33s predicted %.6g..%.6g, measured %.6g%s\n",
-            variant_of(record), gpu_test_param(record, "bytes"), alias, low, predicted, measured,
+    fprintf(stderr, "  %-18s working_set=%-10lld %-33s predicted %.6g..%.6g, measured %.6g%s\n",
+            variant_of(record), gpu_test_param(record, "working_set"), alias, low, predicted, measured,
             ok ? "" : "  <- disagrees");
     assert_true(ok);
 }
@@ -159,7 +159,7 @@ static void counters_agree_with_the_level(void **state)
     (void)state;
     const char *runs[] = {
         "--variant l1_chase,l2_chase,dram_chase",
-        "--variant chase --sweep bytes=65536,1048576,16777216,268435456",
+        "--variant chase --sweep working_set=65536,1048576,16777216,268435456",
         "--variant shared_chase,local_chase,constant_chase,constant_miss,constant_divergent",
         "--variant shared_bandwidth,l2_bandwidth,dram_bandwidth,constant_bandwidth",
     };

@@ -2,13 +2,13 @@
 # map.
 expect_refused --stride 200 --out "$work/report.json"
 grep -q -- '--stride must be a multiple of 128' "$work/err" || fail "a stride of 200 bytes is not explained"
-expect_refused --model --bytes 256 --stride 256 --out "$work/report.json"
+expect_refused --model --working_set 256 --stride 256 --out "$work/report.json"
 grep -q -- 'at least two links' "$work/err" || fail "a chain of one link is not explained"
 expect_refused --loads 0 --out "$work/report.json"
 expect_refused --variant chase,dram_chaes --out "$work/report.json"
 
 # Without a GPU, --model prints the predicted map: the level of each working set.
-"$lab" --model --variant chase --sweep bytes=65536,1048576,268435456 >"$work/map.txt" 2>"$work/err" ||
+"$lab" --model --variant chase --sweep working_set=65536,1048576,268435456 >"$work/map.txt" 2>"$work/err" ||
   fail "--model chase sweep exited $?"
 grep -q 'served by (model)' "$work/map.txt" || fail "--model prints no served-by column"
 for level in 'L1 ' 'L2 ' 'DRAM'; do

@@ -108,6 +108,15 @@ static void bad_tables_are_refused(void **state)
     lab.num_variants = ML_MAX_VARIANTS + 1;
     assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
     assert_non_null(strstr(message, "at most 64"));
+
+    /* A parameter named "bytes" could not be told from the bytes a record moves. */
+    static const ml_param column_named[] = {{"bytes", 1024, 256, 1 << 30, "working set"}};
+    static const ml_variant one[] = {{.name = "v", .summary = "s", .launch = launch_nothing}};
+    ml_lab shadowing = {.program = "testlab", .title = "t", .params = column_named,
+                        .num_params = 1, .variants = one, .num_variants = 1};
+    assert_int_equal(exit_status_of(run_lab, &shadowing, message, sizeof message),
+                     ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "parameter 'bytes'"));
 }
 
 static const ml_variant table_variants[] = {

@@ -8,7 +8,7 @@
  *       DRAM fills;
  *   L2 (past 1 1/2 L1s): every load is an L2 read; the warm lap the only DRAM fills;
  *   DRAM (past twice the L2): no warm lap; every timed load an L2 read and a DRAM fill.
- * DRAM bytes are a range: a tenth more, 16 KiB and 128 bytes a 2 MiB page spanned for page-table
+ * DRAM bytes are a range: a tenth more, 64 KiB and 128 bytes a 2 MiB page spanned for page-table
  * walks and instruction fetches. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,7 +49,7 @@ static void levels_of_the_staircase(void **state)
 {
     (void)state;
     cJSON *report = gpu_test_run_model(
-        "--variant chase --sweep bytes=16384,196608,262144,1048576,16777216,31457280,52428800,268435456",
+        "--variant chase --sweep working_set=16384,196608,262144,1048576,16777216,31457280,52428800,268435456",
         TIME_LIMIT_S);
     const char *expected[] = {"L1", "L1", "L1 and L2", "L2", "L2", "L2 (far half)", "L2 and DRAM",
                               "DRAM"};
@@ -62,14 +62,14 @@ static void levels_of_the_staircase(void **state)
 static void an_l1_chase(void **state)
 {
     (void)state;
-    cJSON *report = gpu_test_run_model("--variant chase --bytes 65536 --loads 16384", TIME_LIMIT_S);
+    cJSON *report = gpu_test_run_model("--variant chase --working_set 65536 --loads 16384", TIME_LIMIT_S);
     const cJSON *record = gpu_test_record(report, "chase");
     assert_close(gpu_test_predicted(record, "global_hit_rate"), 100.0 * 16384 / (16384 + 512));
     assert_close(gpu_test_predicted(record, "l2_read_sectors"), 512);
     const char *reason = NULL;
     assert_close(gpu_test_predicted_low(record, "dram_read_bytes", &reason), 512 * 64);
     assert_non_null(reason);
-    assert_close(gpu_test_predicted(record, "dram_read_bytes"), 1.1 * 512 * 64 + 16384 + 128);
+    assert_close(gpu_test_predicted(record, "dram_read_bytes"), 1.1 * 512 * 64 + 65536 + 128);
     cJSON_Delete(report);
 }
 
@@ -93,7 +93,7 @@ static void the_fixed_levels(void **state)
     assert_close(gpu_test_predicted_low(l2, "dram_read_bytes", &reason), 51200 * 64.0);
     assert_close(gpu_test_predicted(dram, "l2_read_sectors"), 16384);
     assert_close(gpu_test_predicted_low(dram, "dram_read_bytes", &reason), 16384 * 64.0);
-    assert_close(gpu_test_predicted(dram, "dram_read_bytes"), 1.1 * 16384 * 64 + 16384 + 128 * 100);
+    assert_close(gpu_test_predicted(dram, "dram_read_bytes"), 1.1 * 16384 * 64 + 65536 + 128 * 100);
     cJSON_Delete(report);
     /* The H200's L2 is 60 MiB: its eighth, 7.5 MiB, is 61,440 links. */
     report = gpu_test_run_model("--gpu h200 --variant l2_chase --loads 4096", TIME_LIMIT_S);

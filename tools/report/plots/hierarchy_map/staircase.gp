@@ -1,6 +1,6 @@
 # Latency vs working set: the staircase
 # Lab 07: cycles of one dependent global load (clock64 around the chase), one line a link.
-# data data: series --variant chase --x bytes --where stride=128 --columns cycles_per_op
+# data data: series --variant chase --x working_set --where stride=128 --columns cycles_per_op
 set title "Latency of a dependent load vs working set (hierarchy_map, chase)\n" . gpu
 set xlabel "working set (bytes the chain spans, one 128-byte line a link)"
 set ylabel "cycles per load"
