@@ -126,12 +126,12 @@ extern "C" __global__ void chase_constant(const unsigned *starts, unsigned warm_
     ends[lane] = j;
 }
 
-/* Dependent fused multiply-adds by one thread: each needs the one before it, so the loop runs
- * at the FMA's latency, with its operands in registers. */
-extern "C" __global__ void fma_chain(float x, unsigned timed_operations, float *out,
+/* Dependent fused multiply-adds by one thread, from *x: each needs the one before it, so the
+ * loop runs at the FMA's latency, with its operands in registers. */
+extern "C" __global__ void fma_chain(const float *x, unsigned timed_operations, float *out,
                                      long long *cycles)
 {
-    float a = x;
+    float a = *x;
     long long begin = clock64();
 #pragma unroll 16
     for (unsigned i = 0; i < timed_operations; i++)
