@@ -95,12 +95,11 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
       csv=$work/$program-$line_number-$variant.csv
       # Nsight Compute profiles the variant's second launch of its kernel, the timed one, which
       # the harness precedes with its L2 flush as memlab's profiler does; the first (the checked
-      # run) follows the input setup. ncu's own cache control stays off: it would empty the L2,
-      # which memlab's flush leaves full of clean lines, and a dependent chase then reads fewer
-      # DRAM bytes (on an H200 the 7.5 MiB chase of hierarchy_map read 3.94 MB under ncu's
-      # flush, 4.04-4.11 MB without it and 4.10-4.15 MB under memlab).
+      # run) follows the input setup. Its DRAM writes still exceed memlab's by about the write
+      # floor: on an H200 a strided copy (4,194,304 floats, stride 32) wrote 17.10 MB under ncu
+      # and 14.73 MB under memlab, 2.37 MB more, with a floor of 2.33 MB that run.
       # shellcheck disable=SC2086
-      if ! ncu --cache-control none --clock-control none --csv --print-units base --metrics "$names" \
+      if ! ncu --clock-control none --csv --print-units base --metrics "$names" \
         --kernel-name-base mangled --kernel-name "$kernel" --launch-skip 1 --launch-count 1 \
         "$lab" $arguments --variant "$variant" --metrics none "${quick[@]}" >"$csv" 2>"$work/ncu.log"; then
         note_failure "ncu on $program --variant $variant: $(tail -n1 "$work/ncu.log")"

@@ -44,10 +44,9 @@ for arguments in "${cases[@]}"; do
   "$lab" $arguments --seed 7 --reps 1 --warmup 0 --format json --out "$report" >/dev/null ||
     { echo "coalescing $arguments failed" >&2; exit 2; }
   read -r variant kernel names < <("$counters" variants "$report")
-  # The second launch, after the harness's L2 flush (ncu's own cache control off), as ./memlab
-  # check profiles it.
+  # The second launch, after the harness's L2 flush, as ./memlab check profiles it.
   # shellcheck disable=SC2086
-  ncu --cache-control none --clock-control none --csv --print-units base --metrics "$names" \
+  ncu --clock-control none --csv --print-units base --metrics "$names" \
     --kernel-name-base mangled --kernel-name "$kernel" --launch-skip 1 --launch-count 1 \
     "$lab" $arguments --seed 7 --reps 1 --warmup 0 --metrics none \
     >"$work/ncu-$index.csv" 2>"$work/ncu-$index.log" || { cat "$work/ncu-$index.log" >&2; exit 2; }
