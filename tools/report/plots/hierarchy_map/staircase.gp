@@ -5,7 +5,7 @@ set title "Latency of a dependent load vs working set (hierarchy_map, chase)\n" 
 set xlabel "working set (bytes the chain spans, one 128-byte line a link)"
 set ylabel "cycles per load"
 set logscale x 2
-set format x "%.0s%cB"
+set format x "%.0b %BB"
 set yrange [0:*]
 # The L1 and L2 sizes of the GPU (the L2 as the runtime reports it, the L1 from memlab's table).
 if (l1_bytes > 0) {
