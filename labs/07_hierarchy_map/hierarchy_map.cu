@@ -53,8 +53,7 @@ enum {
 };
 
 static void launch_chase(const ml_problem *problem);
-static void launch_shared_chase(const ml_problem *problem);
-static void launch_local_chase(const ml_problem *problem);
+static void launch_word_chase(const ml_problem *problem);
 static void launch_constant_chase(const ml_problem *problem);
 static void launch_register_chain(const ml_problem *problem);
 static void launch_bandwidth(const ml_problem *problem);
@@ -79,11 +78,11 @@ static const ml_variant variants[] = {
      .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_DRAM,
      .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase},
     {.name = "shared_chase", .summary = "dependent shared-memory loads (a 16 KiB chain)",
-     .kernel = "chase_shared", .block = {1}, .launch = launch_shared_chase,
+     .kernel = "chase_shared", .block = {1}, .launch = launch_word_chase,
      .argument = CHASE_SHARED, .uses = "loads", .metrics = "shared_ld_instructions",
      .predict = predict_on_chip},
     {.name = "local_chase", .summary = "dependent loads from a thread's own array in local memory",
-     .kernel = "chase_local", .block = {1}, .launch = launch_local_chase,
+     .kernel = "chase_local", .block = {1}, .launch = launch_word_chase,
      .argument = CHASE_LOCAL, .uses = "loads", .metrics = "local_load_transactions",
      .predict = predict_on_chip},
     {.name = "constant_chase", .summary = "dependent __constant__ loads, one address a warp (1 KiB)",
@@ -212,7 +211,8 @@ static void launch_chase(const ml_problem *problem)
     ml_launch(problem, dim3(1), 0, arguments);
 }
 
-static void launch_shared_chase(const ml_problem *problem)
+/* The chases whose chain every word of is a link: shared and local memory. */
+static void launch_word_chase(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
     unsigned timed = (unsigned)problem->param[PARAM_LOADS];
@@ -222,16 +222,26 @@ static void launch_shared_chase(const ml_problem *problem)
     ml_launch(problem, dim3(1), 0, arguments);
 }
 
-static void launch_local_chase(const ml_problem *problem)
+/* The constant chains: 256 links of one word (1 KiB), or a link every 256 bytes (64 words) of
+ * the whole 56 KiB. */
+#define CONSTANT_MISS_WORDS_PER_LINK 64
+#define CONSTANT_LINE_BYTES 64  /* the constant cache's line */
+
+static unsigned constant_words_per_link(long long kind)
 {
-    launch_shared_chase(problem);
+    return kind == CONSTANT_MISS ? CONSTANT_MISS_WORDS_PER_LINK : 1;
+}
+
+static unsigned constant_links(long long kind)
+{
+    return kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / CONSTANT_MISS_WORDS_PER_LINK : 256;
 }
 
 /* One lap of the chain warms the constant caches. */
 static void launch_constant_chase(const ml_problem *problem)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    unsigned warm = problem->argument == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+    unsigned warm = constant_links(problem->argument);
     unsigned timed = (unsigned)problem->param[PARAM_LOADS];
     /* chase_constant(starts, warm_loads, timed_loads, ends, cycles) */
     void *arguments[] = {(void *)&state->starts, &warm, &timed, (void *)&problem->output,
@@ -432,18 +442,19 @@ static void predict_on_chip(long long kind, const long long *param, ml_predictio
         /* The 1 KiB chain is 16 lines of 64 bytes: one miss each, then every request hits. The
          * 56 KiB chain, a link every 256 bytes, is more than the first constant cache holds:
          * every request misses it (the second level serves them). */
-        double warm = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+        double warm = constant_links(kind);
         double requests_per_load = kind == CONSTANT_DIVERGENT ? 32 : 1;
         double requests = requests_per_load * (warm + timed);
         prediction->served_by = kind == CONSTANT_MISS ? "constant cache, second level"
                                                       : "constant cache";
+        double lines = warm * constant_words_per_link(kind) * 4 / CONSTANT_LINE_BYTES;
         ml_predict(prediction, "constant_instructions", warm + timed);
         ml_predict(prediction, "constant_requests_per_instruction", requests_per_load);
         if (kind == CONSTANT_MISS)
             ml_predict_range(prediction, "constant_hit_rate", 0, 1,
                              "a link shares no line with the last few, so almost none hit");
         else
-            ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - 16 / requests));
+            ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - lines / requests));
     }
     }
 }
@@ -590,13 +601,12 @@ static void setup_word_chase(ml_problem *problem, lab_state *state, uint64_t lin
     free(order);
 }
 
-/* The constant chains: 256 links of one word (1 KiB), or 224 links 256 bytes apart (56 KiB).
- * A divergent warp's lane l starts 8 l links into the lap. */
+/* A divergent warp's lane l starts 8 l links into the lap. */
 static void setup_constant_chase(ml_problem *problem, lab_state *state)
 {
     long long kind = problem->argument;
-    uint64_t per_link = kind == CONSTANT_MISS ? 64 : 1;
-    uint64_t links = kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / 64 : 256;
+    uint64_t per_link = constant_words_per_link(kind);
+    uint64_t links = constant_links(kind);
     uint32_t *order = chain_order(links, problem->seed);
     unsigned *next = chain_words(order, links, per_link);
     ml_copy_to_symbol("constant_chain", next, links * per_link * 4);
