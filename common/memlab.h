@@ -139,6 +139,7 @@ typedef struct {
  *   {.name = "strided", .summary = "...", .kernel = "copy_strided", .block = {256},
  *    .launch = launch_gather, .argument = SOURCE_STRIDED, .uses = "n,stride",
  *    .metrics = COPY_METRICS, .predict = predict_gather}
+ * and, where the course's table names the access, .course_figure last.
  * Variants that differ by a parameter share one launch and one predict, told apart by their
  * argument. */
 struct ml_variant {
@@ -161,6 +162,9 @@ struct ml_variant {
                                    a variant without counters of its own, a library call) */
     /* Optional: fills predicted metrics from the argument and the sizes alone (no GPU needed). */
     void (*predict)(long long argument, const long long *param, ml_prediction *prediction);
+    /* Optional: what the course material's cost table says this variant's access costs ("1
+     * cycle", "200-800 cycles"), printed beside the measurement. NULL: it says nothing. */
+    const char *course_figure;
 };
 
 /* x * y of the variant's block: 0 for a variant without a kernel. */

@@ -88,6 +88,23 @@ static bool any_record_served_by(const ml_report *report)
     return false;
 }
 
+/* The course material's figure for the record's variant, or NULL. */
+static const char *course_figure_of(const ml_lab *lab, const ml_record *record)
+{
+    for (int v = 0; v < lab->num_variants; v++)
+        if (strcmp(lab->variants[v].name, record->variant) == 0)
+            return lab->variants[v].course_figure;
+    return NULL;
+}
+
+static bool any_course_figure(const ml_report *report)
+{
+    for (int i = 0; i < report->record_count; i++)
+        if (course_figure_of(report->lab, &report->records[i]) != NULL)
+            return true;
+    return false;
+}
+
 /* 1 if the record shows FLOPs per global-load byte: a prediction, and a measurement beside it. */
 static int has_intensity(const ml_record *record)
 {
@@ -126,7 +143,7 @@ static void print_range_notes(const ml_report *report, FILE *stream);
 /* ---- table ----------------------------------------------------------------------------------- */
 
 #define CELL_SIZE 128
-#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 12)
+#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 13)
 #define COLUMN_GAP "  "
 
 /* Cells are filled in reading order: first the header row (one table_column call per column,
@@ -279,6 +296,7 @@ static void print_timing_table(const ml_report *report, FILE *stream)
     bool show_flops_ceiling = show_gflops && lab->flops_ceiling != NULL;
     bool show_latency = any_record_has_latency(report);
     bool show_served_by = any_record_served_by(report);
+    bool show_course = any_course_figure(report);
 
     text_table table;
     table_init(&table, report->record_count + 1);
@@ -302,6 +320,8 @@ static void print_timing_table(const ml_report *report, FILE *stream)
         table_column(&table, "cycles/op", ALIGN_RIGHT);
         table_column(&table, "ns/op", ALIGN_RIGHT);
     }
+    if (show_course)
+        table_column(&table, "course table", ALIGN_LEFT);
     if (show_served_by)
         table_column(&table, "served by (model)", ALIGN_LEFT);
     table_column(&table, "check", ALIGN_LEFT);
@@ -328,6 +348,10 @@ static void print_timing_table(const ml_report *report, FILE *stream)
         if (show_latency) {
             table_number(&table, "%.1f", record->has_latency ? record->cycles_per_op.median : NAN);
             table_number(&table, "%.1f", record->has_latency ? record->ns_per_op : NAN);
+        }
+        if (show_course) {
+            const char *figure = course_figure_of(lab, record);
+            table_cell(&table, "%s", figure != NULL ? figure : "");
         }
         if (show_served_by)
             table_cell(&table, "%s", record->served_by != NULL ? record->served_by : "");
@@ -749,6 +773,9 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "latency", json_latency(record)) &&
         json_add(object, "served_by", json_string_or_null(record->served_by != NULL
                                                               ? record->served_by : "")) &&
+        json_add(object, "course_figure",
+                 json_string_or_null(course_figure_of(report->lab, record) != NULL
+                                         ? course_figure_of(report->lab, record) : "")) &&
         json_add(object, "resources", json_resources(record)) &&
         json_add(object, "correct",
                  checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&

@@ -27,3 +27,12 @@ for kernel in chase_global chase_shared chase_local chase_constant fma_chain rea
   grep -q "Compiling entry function '$kernel' for 'sm_75'" "$work/kernels.fatbin.ptxas" ||
     fail "ptxas's log of kernels.cu has no kernel $kernel"
 done
+# The map beside the course's cost table: each latency variant's figure from it, and the level
+# the model names, in the table and the JSON.
+grep -q 'course table' "$work/map.txt" || fail "--model prints no course-table column"
+"$lab" --model --variant dram_chase,register_chain --format json --out "$work/map.json" \
+  >/dev/null 2>"$work/err" || fail "--model --format json exited $?"
+grep -q '"course_figure":[[:space:]]*"200-800 cycles"' "$work/map.json" ||
+  fail "the JSON does not give dram_chase the course's 200-800 cycles"
+grep -q '"served_by":[[:space:]]*"registers"' "$work/map.json" ||
+  fail "the JSON does not say register_chain is served by the registers"

@@ -737,13 +737,31 @@ static void test_table_model_only(void **state)
     ml_report_free(&report);
 }
 
+/* The test lab with the course material's figure for one variant. */
+static const ml_variant course_variants[] = {
+    {.name = "coalesced", .summary = "neighbours read neighbours",
+     .metrics = "gld_efficiency,gld_sectors", .course_figure = "200-800 cycles"},
+    {.name = "strided", .summary = "neighbours read stride apart", .metrics = "gld_efficiency"},
+};
+
+static const ml_lab course_lab = {
+    .program = "coalescing",
+    .title = "Coalesced vs strided global loads",
+    .params = test_params,
+    .num_params = 2,
+    .variants = course_variants,
+    .num_variants = 2,
+};
+
 /* A kernel that times itself: its cycles and ns per operation show in the table, the JSON and
- * the CSV; the model's level in the table and the JSON; a record without either has null. */
+ * the CSV; the course's figure and the model's level in the table and the JSON; a record without
+ * them has null. */
 static void test_latency_and_served_by(void **state)
 {
     (void)state;
     ml_report report;
     make_report(&report);
+    report.lab = &course_lab;
     ml_record *coalesced = &report.records[0];
     coalesced->has_latency = 1;
     coalesced->cycles_per_op = (ml_stats){.median = 287.5, .min = 287, .max = 290, .count = 10};
@@ -760,6 +778,9 @@ static void test_latency_and_served_by(void **state)
     assert_non_null(strstr(lines[header + 2], "287.5"));
     assert_non_null(strstr(lines[header + 2], "145.2"));
     assert_non_null(strstr(lines[header + 2], "L2 (far half)"));
+    assert_non_null(strstr(lines[header], "course table"));
+    assert_non_null(strstr(lines[header + 2], "200-800 cycles"));
+    assert_null(strstr(lines[header + 3], "200-800 cycles"));
     free(text);
 
     cJSON *root = json_parsed(&report);
@@ -770,6 +791,8 @@ static void test_latency_and_served_by(void **state)
     assert_float_equal(number_member(latency, "min_cycles_per_op"), 287, 0);
     assert_float_equal(number_member(latency, "ns_per_op"), 145.2, 1e-12);
     assert_string_equal(string_member(first, "served_by"), "L2 (far half)");
+    assert_string_equal(string_member(first, "course_figure"), "200-800 cycles");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "course_figure")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "latency")));
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "served_by")));
     const cJSON *device = cJSON_GetObjectItemCaseSensitive(root, "device");

@@ -148,14 +148,15 @@ static void write_results(const cJSON *report, FILE *stream)
         snprintf(ceiling_header, sizeof ceiling_header, "%% of %s", flops_ceiling->valuestring);
 
     bool show_latency = any_record_has(records, "cycles_per_op");
-    bool show_served_by = false;
+    bool show_served_by = false, show_course = false;
     const cJSON *each;
     cJSON_ArrayForEach(each, records) {
         show_served_by |= cJSON_IsString(member(each, "served_by"));
+        show_course |= cJSON_IsString(member(each, "course_figure"));
     }
-    /* The variant, the sizes, six timing columns, two of FLOPs, two of latency, the model's
-     * level, the check, the end. */
-    const char *names[1 + MAX_PARAMS + 6 + 2 + 2 + 1 + 1 + 1];
+    /* The variant, the sizes, six timing columns, two of FLOPs, two of latency, the course's
+     * figure, the model's level, the check, the end. */
+    const char *names[1 + MAX_PARAMS + 6 + 2 + 2 + 1 + 1 + 1 + 1];
     char alignment[sizeof names / sizeof names[0]];
     int count = 0;
     names[count] = "variant", alignment[count++] = 'l';
@@ -175,6 +176,8 @@ static void write_results(const cJSON *report, FILE *stream)
         names[count] = "cycles/op", alignment[count++] = 'r';
         names[count] = "ns/op", alignment[count++] = 'r';
     }
+    if (show_course)
+        names[count] = "course table", alignment[count++] = 'l';
     if (show_served_by)
         names[count] = "served by (model)", alignment[count++] = 'l';
     names[count] = "check", alignment[count++] = 'l';
@@ -207,6 +210,10 @@ static void write_results(const cJSON *report, FILE *stream)
         if (show_latency) {
             cell_number(stream, "%.1f", rd_value(record, "cycles_per_op"));
             cell_number(stream, "%.1f", rd_value(record, "ns_per_op"));
+        }
+        if (show_course) {
+            const cJSON *figure = member(record, "course_figure");
+            cell_text(stream, cJSON_IsString(figure) ? figure->valuestring : "");
         }
         if (show_served_by) {
             const cJSON *served_by = member(record, "served_by");
