@@ -487,7 +487,9 @@ static void predict_bandwidth(long long kind, const long long *param, ml_predict
         break;
     case BANDWIDTH_DRAM:
         prediction->served_by = "DRAM";
-        ml_predict(prediction, "l2_hit_rate", 0);
+        ml_predict_range(prediction, "l2_hit_rate", 0, 0.01,
+                         "no line is read twice; the launch's own reads (its code, its "
+                         "parameters) may hit");
         ml_predict(prediction, "dram_read_bytes", buffer_bytes);
         break;
     default: /* BANDWIDTH_CONSTANT */
