@@ -88,13 +88,20 @@ static bool any_record_served_by(const ml_report *report)
     return false;
 }
 
-/* The course material's figure for the record's variant, or NULL. */
-static const char *course_figure_of(const ml_lab *lab, const ml_record *record)
+/* The lab's table entry of the record's variant, or NULL. */
+static const ml_variant *variant_of(const ml_lab *lab, const ml_record *record)
 {
     for (int v = 0; v < lab->num_variants; v++)
         if (strcmp(lab->variants[v].name, record->variant) == 0)
-            return lab->variants[v].course_figure;
+            return &lab->variants[v];
     return NULL;
+}
+
+/* The course material's figure for the record's variant, or NULL. */
+static const char *course_figure_of(const ml_lab *lab, const ml_record *record)
+{
+    const ml_variant *variant = variant_of(lab, record);
+    return variant != NULL ? variant->course_figure : NULL;
 }
 
 static bool any_course_figure(const ml_report *report)
@@ -116,10 +123,8 @@ static int has_intensity(const ml_record *record)
  * row has no offset); CSV and JSON keep every parameter, so their columns stay fixed. */
 static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
 {
-    for (int v = 0; v < lab->num_variants; v++)
-        if (strcmp(lab->variants[v].name, record->variant) == 0)
-            return ml_variant_uses(&lab->variants[v], lab->params[i].name);
-    return true;
+    const ml_variant *variant = variant_of(lab, record);
+    return variant == NULL || ml_variant_uses(variant, lab->params[i].name);
 }
 
 /* "n=1024 stride=2": the sizes the record's variant reads, in one cell or one line. */
@@ -756,6 +761,7 @@ static cJSON *json_intensity(const ml_record *record)
 static cJSON *json_record(const ml_report *report, const ml_record *record)
 {
     bool checked = record->checked;
+    const char *course_figure = course_figure_of(report->lab, record);
     cJSON *object = cJSON_CreateObject();
     bool ok =
         json_add(object, "variant", cJSON_CreateString(record->variant)) &&
@@ -774,8 +780,7 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "served_by", json_string_or_null(record->served_by != NULL
                                                               ? record->served_by : "")) &&
         json_add(object, "course_figure",
-                 json_string_or_null(course_figure_of(report->lab, record) != NULL
-                                         ? course_figure_of(report->lab, record) : "")) &&
+                 json_string_or_null(course_figure != NULL ? course_figure : "")) &&
         json_add(object, "resources", json_resources(record)) &&
         json_add(object, "correct",
                  checked ? cJSON_CreateBool(record->correct) : cJSON_CreateNull()) &&

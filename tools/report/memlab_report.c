@@ -180,52 +180,49 @@ static void free_request(report_request *request)
     free(request->reports);
 }
 
-static int device_command(int argc, char **argv)
-{
-    report_request request;
-    int status = parse_request(argc, argv, &request, false);
-    if (status == EXIT_SUCCESS) {
-        status = EXIT_NO_DATA;
-        for (int i = 0; i < request.report_count && status != EXIT_SUCCESS; i++) {
-            const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
-            const char *device = rd_device_name(request.reports[i]);
-            if (device != NULL && (request.query.lab == NULL || strcmp(lab, request.query.lab) == 0)) {
-                printf("%s\n", device);
-                status = EXIT_SUCCESS;
-            }
-        }
-    }
-    free_request(&request);
-    return status;
-}
-
-/* The cache sizes of the first report (of the lab) whose model GPU has them. */
-static int caches_command(int argc, char **argv)
-{
-    report_request request;
-    int status = parse_request(argc, argv, &request, false);
-    if (status == EXIT_SUCCESS) {
-        status = EXIT_NO_DATA;
-        for (int i = 0; i < request.report_count && status != EXIT_SUCCESS; i++) {
-            const char *lab = cJSON_GetObjectItemCaseSensitive(request.reports[i], "lab")->valuestring;
-            const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(request.reports[i], "model_gpu");
-            const cJSON *l1_kib = cJSON_GetObjectItemCaseSensitive(gpu, "l1_kib");
-            const cJSON *l2_mib = cJSON_GetObjectItemCaseSensitive(gpu, "l2_mib");
-            if (cJSON_IsNumber(l1_kib) && cJSON_IsNumber(l2_mib) &&
-                (request.query.lab == NULL || strcmp(lab, request.query.lab) == 0)) {
-                printf("l1_bytes=%.0f; l2_bytes=%.0f;\n", l1_kib->valuedouble * 1024.0,
-                       l2_mib->valuedouble * 1048576.0);
-                status = EXIT_SUCCESS;
-            }
-        }
-    }
-    free_request(&request);
-    return status;
-}
-
 static const char *lab_of(const cJSON *report)
 {
     return cJSON_GetObjectItemCaseSensitive(report, "lab")->valuestring;
+}
+
+/* device and caches: what `print` prints of the first report (of --lab's lab, if given) that
+ * has it; exit status 1 when none has. */
+static int first_report_command(int argc, char **argv, bool (*print)(const cJSON *report))
+{
+    report_request request;
+    int status = parse_request(argc, argv, &request, false);
+    if (status == EXIT_SUCCESS) {
+        status = EXIT_NO_DATA;
+        for (int i = 0; i < request.report_count && status != EXIT_SUCCESS; i++) {
+            const cJSON *report = request.reports[i];
+            if ((request.query.lab == NULL || strcmp(lab_of(report), request.query.lab) == 0) &&
+                print(report))
+                status = EXIT_SUCCESS;
+        }
+    }
+    free_request(&request);
+    return status;
+}
+
+static bool print_device(const cJSON *report)
+{
+    const char *device = rd_device_name(report);
+    if (device != NULL)
+        printf("%s\n", device);
+    return device != NULL;
+}
+
+/* The cache sizes of the report's model GPU, as gnuplot settings. */
+static bool print_caches(const cJSON *report)
+{
+    const cJSON *gpu = cJSON_GetObjectItemCaseSensitive(report, "model_gpu");
+    const cJSON *l1_kib = cJSON_GetObjectItemCaseSensitive(gpu, "l1_kib");
+    const cJSON *l2_mib = cJSON_GetObjectItemCaseSensitive(gpu, "l2_mib");
+    if (!cJSON_IsNumber(l1_kib) || !cJSON_IsNumber(l2_mib))
+        return false;
+    printf("l1_bytes=%.0f; l2_bytes=%.0f;\n", l1_kib->valuedouble * 1024.0,
+           l2_mib->valuedouble * 1048576.0);
+    return true;
 }
 
 /* Why counters were not read in a GPU run (a --model run reads none, by design), or NULL. */
@@ -407,9 +404,9 @@ int main(int argc, char **argv)
     if (strcmp(command, "notes") == 0)
         return distinct_command(argc - 2, argv + 2, gpu_run_note);
     if (strcmp(command, "device") == 0)
-        return device_command(argc - 2, argv + 2);
+        return first_report_command(argc - 2, argv + 2, print_device);
     if (strcmp(command, "caches") == 0)
-        return caches_command(argc - 2, argv + 2);
+        return first_report_command(argc - 2, argv + 2, print_caches);
     if (strcmp(command, "labs") == 0)
         return distinct_command(argc - 2, argv + 2, lab_of);
     if (strcmp(command, "seconds") == 0)
