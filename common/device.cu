@@ -98,6 +98,25 @@ void ml_fill_random(float *device, size_t count, uint64_t seed)
     ML_LAUNCH_CHECK();
 }
 
+static __global__ void gather_words_kernel(const uint32_t *words, const size_t *position,
+                                           size_t count, uint32_t *gathered)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < count)
+        gathered[i] = words[position[i]];
+}
+
+void ml_gather_words(const uint32_t *words, const size_t *position, size_t count,
+                     uint32_t *gathered)
+{
+    const unsigned threads = 256;
+    if (count == 0)
+        return;
+    gather_words_kernel<<<ml_blocks_for(count, threads), threads>>>(words, position, count,
+                                                                    gathered);
+    ML_LAUNCH_CHECK();
+}
+
 /* Reads the whole buffer. Only a value no real data produces is ever stored, so the compiler
  * must keep the loads, and the L2 ends up holding clean lines of this buffer: the next kernel
  * reads its inputs from DRAM and no earlier dirty line is written back during it. */

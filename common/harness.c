@@ -7,11 +7,15 @@
  *       setup -> poisoned output, one launch, compare with the CPU reference
  *             -> warm-up, timed repetitions with the L2 flushed before each
  *             -> one profiled launch for the counters; the model's predictions beside them
+ *       every timed and profiled launch runs on new inputs made from a secret seed, and its
+ *       output is compared with the reference at positions drawn from the OS's random source
  *   print the report
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -104,6 +108,12 @@ static int check_lab_table(const ml_lab *lab)
                             "otherwise\n", lab->program, lab->params[i].name);
             return ML_EXIT_LAB_ERROR;
         }
+    }
+    if (lab->setup != NULL && (lab->fill_inputs == NULL || lab->reference_at == NULL)) {
+        fprintf(stderr, "%s: a lab that runs kernels needs fill_inputs and reference_at: every "
+                        "timed launch gets new inputs, checked at positions drawn at run time\n",
+                lab->program);
+        return ML_EXIT_LAB_ERROR;
     }
     if (lab->num_variants > ML_MAX_VARIANTS) {
         fprintf(stderr, "%s: %d variants; a lab has at most %d\n", lab->program, lab->num_variants,
@@ -347,13 +357,8 @@ static void flush_prelude(void *argument)
                 zeroed != NULL ? zeroed->output_count * sizeof(float) : 0);
 }
 
-/* A kernel could do its work only when it is checked (counting its launches in a __device__
- * variable) and skip it when it is timed or profiled. So the output is poisoned before those
- * launches too, and a sample of it compared with the reference after them: a launch that left
- * its output unwritten or wrong fails the record. A sample, not every element: the copies stay
- * small beside the kernel. */
-#define LATER_LAUNCH_SAMPLES 32
-
+/* Before every launch the output is poisoned (an element the kernel never writes fails) or
+ * zeroed (an output the kernel adds into), and a kernel that keeps a clock has it zeroed. */
 static void poison_output(const ml_problem *problem)
 {
     /* All bits set is a NaN: an element the kernel never writes fails the comparison. An output
@@ -365,47 +370,100 @@ static void poison_output(const ml_problem *problem)
         ML_CUDA_CHECK(cudaMemset(problem->cycles, 0, sizeof *problem->cycles));
 }
 
-static void check_later_launch(const ml_problem *problem, const char *which, uint64_t round,
-                               ml_record *record)
+/* Bytes from the OS's random source: what no kernel can read, recompute or guess. */
+static void secret_random(void *buffer, size_t bytes)
 {
-    size_t count = problem->check_index != NULL ? problem->check_count : problem->output_count;
-    size_t samples = count < LATER_LAUNCH_SAMPLES ? count : LATER_LAUNCH_SAMPLES;
-    float got[LATER_LAUNCH_SAMPLES], expected[LATER_LAUNCH_SAMPLES];
-    uint32_t got_counts[LATER_LAUNCH_SAMPLES], expected_counts[LATER_LAUNCH_SAMPLES];
-    int counted = problem->output_kind == ML_OUTPUT_COUNTED;
-    size_t index[LATER_LAUNCH_SAMPLES];
-    for (size_t k = 0; k < samples; k++) {
-        /* Spread over the output, the first and last elements included. */
-        double where = 0.5 + 0.5 * (double)ml_random_value(round, k);
-        size_t sample = k == 0 ? 0 : k == 1 ? count - 1 : (size_t)(where * (double)(count - 1));
-        index[k] = problem->check_index != NULL ? problem->check_index[sample] : sample;
-        if (counted) {
-            expected_counts[k] = problem->reference_counts[sample];
-            ML_CUDA_CHECK(cudaMemcpy(&got_counts[k], (const uint32_t *)problem->output + index[k],
-                                     sizeof got_counts[k], cudaMemcpyDeviceToHost));
-        } else {
-            expected[k] = problem->reference[sample];
-            ML_CUDA_CHECK(cudaMemcpy(&got[k], problem->output + index[k], sizeof got[k],
-                                     cudaMemcpyDeviceToHost));
+    unsigned char *cursor = buffer;
+    while (bytes > 0) {
+        ssize_t got = getrandom(cursor, bytes, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "memlab: the OS's random source failed (getrandom: %s)\n",
+                    strerror(errno));
+            exit(ML_EXIT_LAB_ERROR);
         }
+        cursor += got;
+        bytes -= (size_t)got;
     }
-    ml_comparison later = counted ? ml_compare_counts(got_counts, expected_counts, samples)
-                                  : ml_compare(got, expected, samples, problem->tolerance);
-    if (later.mismatches == 0)
+}
+
+/* Before every timed and profiled launch: inputs made from a secret seed, so that no launch sees
+ * inputs an earlier one saw (a result computed once and replayed is wrong) and no kernel can
+ * know them in advance. */
+static void refresh_inputs(const ml_lab *lab, ml_problem *problem)
+{
+    uint64_t seed;
+    secret_random(&seed, sizeof seed);
+    problem->seed = seed;
+    lab->fill_inputs(problem);
+}
+
+/* The checked output comes back in chunks through two pinned buffers, made once for the run:
+ * the copy of one chunk overlaps the comparison of the one before, and the pinned memory stays
+ * at two chunks whatever the output's size (pinning gigabytes costs as much as comparing them).
+ * A sampled check (check_index) gathers from the whole output, copied into pinned memory grown
+ * to the largest one. The random checks gather their positions on the GPU. */
+#define CHECK_CHUNK_FLOATS ((size_t)1 << 22) /* 16 MiB */
+
+typedef struct {
+    void *chunk[2];             /* CHECK_CHUNK_FLOATS elements of 4 bytes: floats or counts */
+    cudaEvent_t copied[2];
+    cudaStream_t stream;
+    float *whole;
+    size_t whole_count;
+    /* ML_RANDOM_CHECKS of each: positions drawn, what the output holds there (device and host)
+     * and what the reference says */
+    size_t *position, *device_position;
+    uint32_t *device_gathered, *gathered, *expected;
+} host_staging;
+
+/* Compares the output at ML_RANDOM_CHECKS positions drawn from the OS's random source (every
+ * element of a smaller output) with the lab's reference there, and adds what differs to the
+ * record. `which` launch it was is named once, when the record fails here first. */
+static void check_random_positions(const ml_lab *lab, const ml_problem *problem,
+                                   host_staging *staging, const char *which, ml_record *record)
+{
+    size_t count = problem->output_count;
+    size_t checked = count < ML_RANDOM_CHECKS ? count : ML_RANDOM_CHECKS;
+    if (checked == count) {
+        for (size_t i = 0; i < checked; i++)
+            staging->position[i] = i;
+    } else {
+        uint64_t draw[ML_RANDOM_CHECKS];
+        secret_random(draw, checked * sizeof draw[0]);
+        /* The modulo's bias is below count / 2^64: nothing a kernel could use. */
+        for (size_t i = 0; i < checked; i++)
+            staging->position[i] = (size_t)(draw[i] % count);
+    }
+    ML_CUDA_CHECK(cudaMemcpy(staging->device_position, staging->position,
+                             checked * sizeof *staging->position, cudaMemcpyHostToDevice));
+    /* Counts are 4-byte words like floats: one gather serves both. */
+    ml_gather_words((const uint32_t *)problem->output, staging->device_position, checked,
+                    staging->device_gathered);
+    ML_CUDA_CHECK(cudaMemcpy(staging->gathered, staging->device_gathered,
+                             checked * sizeof *staging->gathered, cudaMemcpyDeviceToHost));
+    lab->reference_at(problem, staging->position, checked, staging->expected);
+    ml_comparison found =
+        problem->output_kind == ML_OUTPUT_COUNTED
+            ? ml_compare_counts(staging->gathered, staging->expected, checked)
+            : ml_compare((const float *)staging->gathered, (const float *)staging->expected,
+                         checked, problem->tolerance);
+    if (found.mismatches == 0)
         return;
     /* Added to the record's comparison, by their index in the output. */
     ml_comparison *comparison = &record->comparison;
-    for (size_t i = 0; i < later.reported; i++)
-        ml_comparison_report(comparison, index[later.first_index[i]], later.first_got[i],
-                             later.first_expected[i]);
-    comparison->mismatches += later.mismatches;
-    if (later.max_rel_error > comparison->max_rel_error)
-        comparison->max_rel_error = later.max_rel_error;
+    for (size_t i = 0; i < found.reported; i++)
+        ml_comparison_report(comparison, staging->position[found.first_index[i]],
+                             found.first_got[i], found.first_expected[i]);
+    comparison->mismatches += found.mismatches;
+    if (found.max_rel_error > comparison->max_rel_error)
+        comparison->max_rel_error = found.max_rel_error;
     if (record->correct)
-        fprintf(stderr, "memlab: %s: the %s launch left out[%zu] = %.10g, expected %.10g: a kernel "
-                        "must do its work at every launch\n",
-                problem->variant->name, which, index[later.first_index[0]],
-                later.first_got[0], later.first_expected[0]);
+        fprintf(stderr, "memlab: %s: after the %s launch out[%zu] = %.10g, expected %.10g: a kernel "
+                        "must compute every element at every launch, from the inputs it is given\n",
+                problem->variant->name, which, staging->position[found.first_index[0]],
+                found.first_got[0], found.first_expected[0]);
     record->correct = 0;
 }
 
@@ -427,8 +485,9 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
 
 /* Reads the selected metrics of one variant, all in one collection. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
-                            const metric_selection *selection, const ml_problem *problem,
-                            ml_record *record, double *measured)
+                            const metric_selection *selection, const ml_lab *lab,
+                            ml_problem *problem, host_staging *staging, ml_record *record,
+                            double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
     int first_input[ML_MAX_METRICS], input_count[ML_MAX_METRICS];
@@ -446,6 +505,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
+    refresh_inputs(lab, problem);
     poison_output(problem);
     double start = monotonic_seconds();
     prof_status status = collect(profiler, problem, names, name_count, values);
@@ -458,7 +518,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         }
         return;
     }
-    check_later_launch(problem, "profiled", ~problem->seed, record);
+    check_random_positions(lab, problem, staging, "profiled", record);
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
@@ -535,8 +595,9 @@ static double read_cycles_per_op(const ml_problem *problem, double elapsed_ms, d
     return NAN;
 }
 
-static void time_variant(const ml_problem *problem, const ml_options *options,
-                         const l2_flush *flush, double sm_clock_hz, ml_record *record)
+static void time_variant(const ml_lab *lab, ml_problem *problem, const ml_options *options,
+                         const l2_flush *flush, host_staging *staging, double sm_clock_hz,
+                         ml_record *record)
 {
     for (int i = 0; i < options->warmup; i++) {
         problem->variant->launch(problem);
@@ -550,9 +611,10 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     double *cycles_per_op = ml_host_alloc((size_t)options->reps * sizeof *cycles_per_op);
     for (int rep = 0; rep < options->reps; rep++) {
+        refresh_inputs(lab, problem);
         poison_output(problem);
-        /* Inputs that fit in the L2 are read from DRAM every time (and the poison is written
-         * back before the clock starts). */
+        /* Inputs that fit in the L2 are read from DRAM every time (and the poison and the new
+         * inputs are written back before the clock starts). */
         ml_flush_l2(flush->buffer, flush->bytes, NULL, 0);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
         problem->variant->launch(problem);
@@ -564,7 +626,7 @@ static void time_variant(const ml_problem *problem, const ml_options *options,
         milliseconds[rep] = elapsed;
         if (problem->cycles != NULL)
             cycles_per_op[rep] = read_cycles_per_op(problem, elapsed, sm_clock_hz, record);
-        check_later_launch(problem, "timed", options->seed + (uint64_t)rep + 1, record);
+        check_random_positions(lab, problem, staging, "timed", record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
@@ -587,20 +649,6 @@ static double kernel_seconds(const ml_record *record, const ml_options *options)
                    record->time_ms.median * (1 + options->warmup));
 }
 
-/* The checked output comes back in chunks through two pinned buffers, made once for the run:
- * the copy of one chunk overlaps the comparison of the one before, and the pinned memory stays
- * at two chunks whatever the output's size (pinning gigabytes costs as much as comparing them).
- * A sampled check (check_index) gathers from the whole output, copied into pinned memory grown
- * to the largest one. */
-#define CHECK_CHUNK_FLOATS ((size_t)1 << 22) /* 16 MiB */
-
-typedef struct {
-    void *chunk[2];             /* CHECK_CHUNK_FLOATS elements of 4 bytes: floats or counts */
-    cudaEvent_t copied[2];
-    cudaStream_t stream;
-    float *whole;
-    size_t whole_count;
-} host_staging;
 
 static void staging_open(host_staging *staging)
 {
@@ -609,6 +657,11 @@ static void staging_open(host_staging *staging)
         ML_CUDA_CHECK(cudaEventCreateWithFlags(&staging->copied[i], cudaEventDisableTiming));
     }
     ML_CUDA_CHECK(cudaStreamCreate(&staging->stream));
+    staging->position = ml_host_alloc(ML_RANDOM_CHECKS * sizeof *staging->position);
+    staging->gathered = ml_host_alloc(ML_RANDOM_CHECKS * sizeof *staging->gathered);
+    staging->expected = ml_host_alloc(ML_RANDOM_CHECKS * sizeof *staging->expected);
+    staging->device_position = ml_device_alloc(ML_RANDOM_CHECKS * sizeof *staging->position);
+    staging->device_gathered = ml_device_alloc(ML_RANDOM_CHECKS * sizeof *staging->gathered);
 }
 
 static void staging_close(host_staging *staging)
@@ -620,6 +673,11 @@ static void staging_close(host_staging *staging)
     ML_CUDA_CHECK(cudaStreamDestroy(staging->stream));
     if (staging->whole != NULL)
         ML_CUDA_CHECK(cudaFreeHost(staging->whole));
+    free(staging->position);
+    free(staging->gathered);
+    free(staging->expected);
+    ml_device_free(staging->device_position);
+    ml_device_free(staging->device_gathered);
 }
 
 /* Elements of chunk c of an output of count elements. */
@@ -700,7 +758,10 @@ static void check_problem(const ml_lab *lab, const ml_problem *problem)
     }
 }
 
-static void check_variant(const ml_problem *problem, host_staging *staging, ml_record *record)
+/* The checked launch, on the inputs of --seed (so a failure can be replayed): every element
+ * compared with the reference, or the lab's sample of them and positions no one can know. */
+static void check_variant(const ml_lab *lab, const ml_problem *problem, host_staging *staging,
+                          ml_record *record)
 {
     poison_output(problem);
     problem->variant->launch(problem);
@@ -710,6 +771,8 @@ static void check_variant(const ml_problem *problem, host_staging *staging, ml_r
     record->comparison = problem->check_index == NULL ? compare_in_chunks(problem, staging)
                                                       : compare_sample(problem, staging);
     record->correct = record->comparison.mismatches == 0;
+    if (problem->check_index != NULL)
+        check_random_positions(lab, problem, staging, "checked", record);
 }
 
 static void fill_rates(ml_record *record, double ceiling_gbps)
@@ -1116,16 +1179,18 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
             fill_resources(&problem, &properties, record);
             report.seconds.setup += lap(&phase_start);
 
-            check_variant(&problem, &staging, record);
+            check_variant(lab, &problem, &staging, record);
             report.seconds.check += lap(&phase_start);
-            time_variant(&problem, &options, &flush, report.sm_clock_mhz * 1e6, record);
+            time_variant(lab, &problem, &options, &flush, &staging, report.sm_clock_mhz * 1e6,
+                         record);
             fill_rates(record, report.ceiling_gbps);
             report.seconds.kernels += kernel_seconds(record, &options);
             report.seconds.timing_loop += lap(&phase_start);
 
             double measured[ML_MAX_METRICS];
             flush.zeroed = output_is_zeroed(&problem) ? &problem : NULL;
-            collect_metrics(&profiler, &report, &selections[v], &problem, record, measured);
+            collect_metrics(&profiler, &report, &selections[v], lab, &problem, &staging, record,
+                            measured);
             flush.zeroed = NULL;
             if (!record->correct)
                 exit_status = ML_EXIT_INCORRECT;

@@ -114,7 +114,8 @@ typedef struct {
     uint32_t *reference_counts; /* instead of reference for ML_OUTPUT_COUNTED; likewise */
     size_t *check_index;        /* optional, for outputs too large to recompute on the CPU: only
                                    output[check_index[i]] is compared, with reference[i], for
-                                   i < check_count; malloc'd by setup, freed by the harness */
+                                   i < check_count, and ML_RANDOM_CHECKS positions drawn at run
+                                   time (reference_at); malloc'd by setup, freed by the harness */
     size_t check_count;
     double tolerance;           /* largest relative error accepted */
     double bytes;               /* bytes the algorithm must move (for GB/s); 0 for a variant
@@ -181,7 +182,8 @@ typedef struct {
     int num_variants;           /* at most ML_MAX_VARIANTS */
     /* Device memory a run of this variant at these sizes needs, to refuse sizes up front. */
     double (*device_bytes)(const ml_variant *variant, const long long *param);
-    /* Allocates inputs and output, fills random inputs from problem->seed, computes the reference. */
+    /* Allocates inputs and output, fills them (fill_inputs) from problem->seed, computes the
+     * reference. */
     void (*setup)(ml_problem *problem);
     /* Frees what setup allocated on the device and host, except the reference. */
     void (*teardown)(ml_problem *problem);
@@ -194,7 +196,23 @@ typedef struct {
     const char *flops_ceiling;
     /* The kernels the build embedded: &ml_lab_kernels. */
     const ml_kernel_image *kernels;
+    /* Writes the inputs on the device from problem->seed (setup calls it for the checked
+     * launch). The harness calls it again with a seed drawn from the OS's random source before
+     * every timed and profiled launch, so no launch sees inputs an earlier one saw: a result
+     * kept in a __device__ buffer from an earlier launch is wrong for this one. */
+    void (*fill_inputs)(ml_problem *problem);
+    /* The reference at `count` positions of the output, for the inputs fill_inputs made from
+     * problem->seed: floats, or 32-bit counts for an ML_OUTPUT_COUNTED output. The harness asks
+     * for positions drawn from the OS's random source after every launch (ML_RANDOM_CHECKS), so
+     * no kernel can know which elements are looked at. */
+    void (*reference_at)(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values);
 } ml_lab;
+
+/* Positions of an output compared after each launch besides the reference's own (every element
+ * of a smaller output): a kernel that writes any fixed 99% of its output passes one with
+ * probability 0.99, and all of them with 0.99^2062 < 1e-9. */
+#define ML_RANDOM_CHECKS 2062
 
 /* Every lab program's own kernels.cu, compiled and embedded by the build. */
 extern const ml_kernel_image ml_lab_kernels;
@@ -222,6 +240,9 @@ float ml_random_value(uint64_t seed, uint64_t index);
  * profiler pass sees it as the one kernel before the profiled one), it zeroes zero_bytes at zero
  * (a multiple of 4; NULL and 0 for none): an output the profiled kernel adds into. */
 void ml_flush_l2(void *buffer, size_t bytes, void *zero, size_t zero_bytes);
+/* The harness's: gathered[i] = words[position[i]] for i < count, all three on the device. */
+void ml_gather_words(const uint32_t *words, const size_t *position, size_t count,
+                     uint32_t *gathered);
 /* Blocks of threads_per_block needed to cover count items. */
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block);
 /* Blocks of the variant's (one-dimensional) block needed to cover count items. */

@@ -207,6 +207,23 @@ static double device_bytes(const ml_variant *variant, const long long *param)
     return (double)(in_count + n) * sizeof(float);
 }
 
+/* The input from the seed; the reference recomputes each value it needs from the same seed, so
+ * no copy of the input comes back. */
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_fill_random(state->in, state->in_count, problem->seed);
+}
+
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    float *reference = (float *)values;
+    for (size_t k = 0; k < count; k++)
+        reference[k] = ml_random_value(problem->seed,
+                                       source_index(problem->argument, position[k], problem->param));
+}
+
 static void setup(ml_problem *problem)
 {
     const long long *param = problem->param;
@@ -216,15 +233,14 @@ static void setup(ml_problem *problem)
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     state->in_count = source_index(kind, n - 1, param) + 1;
     state->in = (float *)ml_device_alloc(state->in_count * sizeof(float));
-    ml_fill_random(state->in, state->in_count, problem->seed);
+    problem->state = state;
+    fill_inputs(problem);
 
-    /* The reference recomputes each input value from the seed: no copy of the input needed. */
     float *reference = (float *)ml_host_alloc(n * sizeof(float));
 #pragma omp parallel for
     for (uint64_t i = 0; i < n; i++)
         reference[i] = ml_random_value(problem->seed, source_index(kind, i, param));
 
-    problem->state = state;
     problem->output = (float *)ml_device_alloc(n * sizeof(float));
     problem->output_count = n;
     problem->reference = reference;
@@ -242,9 +258,18 @@ static void teardown(ml_problem *problem)
 }
 
 static const ml_lab lab = {
-    "coalescing", "Lab 04: coalesced vs strided vs misaligned global memory access",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
-    NULL, NULL, &ml_lab_kernels,
+    .program = "coalescing",
+    .title = "Lab 04: coalesced vs strided vs misaligned global memory access",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)
