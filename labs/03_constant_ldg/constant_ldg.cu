@@ -122,6 +122,10 @@ typedef struct {
     float *image;               /* convolution input, rows x cols */
     float *mask;                /* convolution mask in global memory */
     float *table;               /* the pattern table in global memory */
+    /* What fill_inputs made, for reference_at: the mask's weights (the convolutions), or the sum
+     * each thread of a block makes (the patterns). */
+    float weights[MAX_MASK_TAPS];
+    float thread_sums[PATTERN_THREADS];
 } lab_state;
 
 static size_t pixel_count(const long long *param)
@@ -435,6 +439,23 @@ static size_t choose_checked_pixels(const long long *param, size_t *index)
     return count;
 }
 
+/* A new image and mask from problem->seed: the image on the GPU, the mask (at most 225 weights)
+ * on the host, copied where each variant reads it. */
+static void fill_convolution(ml_problem *problem, lab_state *state)
+{
+    size_t pixels = pixel_count(problem->param);
+    int taps = (int)(problem->param[PARAM_MASK] * problem->param[PARAM_MASK]);
+    ml_fill_random(state->image, pixels, problem->seed);
+    make_mask(problem->seed, pixels, taps, state->weights);
+    ML_CUDA_CHECK(cudaMemcpy(state->mask, state->weights, (size_t)taps * sizeof(float),
+                             cudaMemcpyHostToDevice));
+    /* The constant variant's mask: what cudaMemcpyToSymbol(mask_constant, mask, bytes) would
+     * do if the program linked kernels.cu. Only that variant needs the array, so the others run
+     * on a kernels file that does not declare it yet. */
+    if (problem->argument == MASK_CONSTANT)
+        ml_copy_to_symbol("mask_constant", state->weights, (size_t)taps * sizeof(float));
+}
+
 static void setup_convolution(ml_problem *problem, lab_state *state)
 {
     const long long *param = problem->param;
@@ -442,17 +463,8 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
     int taps = (int)(param[PARAM_MASK] * param[PARAM_MASK]);
 
     state->image = (float *)ml_device_alloc(pixels * sizeof(float));
-    ml_fill_random(state->image, pixels, problem->seed);
-    float mask[MAX_MASK_TAPS];
-    make_mask(problem->seed, pixels, taps, mask);
     state->mask = (float *)ml_device_alloc((size_t)taps * sizeof(float));
-    ML_CUDA_CHECK(cudaMemcpy(state->mask, mask, (size_t)taps * sizeof(float),
-                             cudaMemcpyHostToDevice));
-    /* The constant variant's mask: what cudaMemcpyToSymbol(mask_constant, mask, bytes) would
-     * do if the program linked kernels.cu. Only that variant needs the array, so the others run
-     * on a kernels file that does not declare it yet. */
-    if (problem->argument == MASK_CONSTANT)
-        ml_copy_to_symbol("mask_constant", mask, (size_t)taps * sizeof(float));
+    fill_convolution(problem, state);
 
     size_t checked = choose_checked_pixels(param, NULL);
     float *reference = (float *)ml_host_alloc(checked * sizeof(float));
@@ -465,8 +477,8 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
 #pragma omp parallel for
     for (size_t k = 0; k < checked; k++) {
         size_t pixel = problem->check_index != NULL ? problem->check_index[k] : k;
-        reference[k] = reference_pixel(problem->seed, param, mask, (int64_t)(pixel / cols),
-                                       (int64_t)(pixel % cols));
+        reference[k] = reference_pixel(problem->seed, param, state->weights,
+                                       (int64_t)(pixel / cols), (int64_t)(pixel % cols));
     }
     problem->reference = reference;
     /* A float sum of taps products, each below 1 in size, is within taps^2 rounding steps of
@@ -476,15 +488,13 @@ static void setup_convolution(ml_problem *problem, lab_state *state)
     problem->flops = 2.0 * pixels * taps;
 }
 
-/* Each thread's sum depends only on its position in the block: the lane picks the divergent
- * word, the warp the broadcast word. The CPU adds the same floats in the same order, so the
- * sums agree exactly. */
-static void setup_pattern(ml_problem *problem, lab_state *state)
+/* A new table from problem->seed, in constant memory and in global memory, and the sum each
+ * thread of a block makes of it. Each thread's sum depends only on its position in the block:
+ * the lane picks the divergent word, the warp the broadcast word. The CPU adds the same floats
+ * in the same order, so the sums agree exactly. */
+static void fill_pattern(ml_problem *problem, lab_state *state)
 {
-    const long long *param = problem->param;
-    size_t n = pixel_count(param);
     int broadcast = problem->argument == PATTERN_CONSTANT_BROADCAST;
-
     float table[TABLE_FLOATS];
     for (unsigned k = 0; k < TABLE_FLOATS; k++)
         table[k] = ml_random_value(problem->seed, k);
@@ -492,24 +502,57 @@ static void setup_pattern(ml_problem *problem, lab_state *state)
      * linked kernels.cu; ldg_divergent reads only the copy in global memory. */
     if (problem->argument != PATTERN_LDG_DIVERGENT)
         ml_copy_to_symbol("table_constant", table, sizeof table);
-    state->table = (float *)ml_device_alloc(sizeof table);
     ML_CUDA_CHECK(cudaMemcpy(state->table, table, sizeof table, cudaMemcpyHostToDevice));
 
-    float sums[PATTERN_THREADS];
     for (unsigned thread = 0; thread < PATTERN_THREADS; thread++) {
         float sum = 0.0f;
         for (unsigned r = 0; r < ROUNDS; r++)
             sum += table[broadcast ? broadcast_word(thread, r)
-                                   : divergent_word(thread % ML_WARP_SIZE, r, param)];
-        sums[thread] = sum;
+                                   : divergent_word(thread % ML_WARP_SIZE, r, problem->param)];
+        state->thread_sums[thread] = sum;
     }
+}
+
+/* Element i is thread i % PATTERN_THREADS of its block. */
+static void setup_pattern(ml_problem *problem, lab_state *state)
+{
+    size_t n = pixel_count(problem->param);
+    state->table = (float *)ml_device_alloc(TABLE_FLOATS * sizeof(float));
+    fill_pattern(problem, state);
     float *reference = (float *)ml_host_alloc(n * sizeof(float));
     for (size_t i = 0; i < n; i++)
-        reference[i] = sums[i % PATTERN_THREADS];
+        reference[i] = state->thread_sums[i % PATTERN_THREADS];
     problem->reference = reference;
     problem->tolerance = 0.0;
     problem->bytes = (double)n * (ROUNDS + 1) * sizeof(float);
     problem->flops = 0;
+}
+
+/* Everything a variant reads, new from problem->seed: the image and the mask (in global and,
+ * for the constant variant, in constant memory), or the pattern table. */
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    if (is_convolution(problem->argument))
+        fill_convolution(problem, state);
+    else
+        fill_pattern(problem, state);
+}
+
+/* A convolution pixel costs at most 225 taps (mask 15): a few milliseconds for the harness's
+ * ML_RANDOM_CHECKS pixels. A pattern element is its thread's sum. */
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    float *reference = (float *)values;
+    uint64_t cols = (uint64_t)problem->param[PARAM_COLS];
+    for (size_t k = 0; k < count; k++)
+        reference[k] = is_convolution(problem->argument)
+                           ? reference_pixel(problem->seed, problem->param, state->weights,
+                                             (int64_t)(position[k] / cols),
+                                             (int64_t)(position[k] % cols))
+                           : state->thread_sums[position[k] % PATTERN_THREADS];
 }
 
 static double device_bytes(const ml_variant *variant, const long long *param)
@@ -524,11 +567,11 @@ static void setup(ml_problem *problem)
 {
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     memset(state, 0, sizeof *state);
+    problem->state = state;
     if (is_convolution(problem->argument))
         setup_convolution(problem, state);
     else
         setup_pattern(problem, state);
-    problem->state = state;
     problem->output_count = pixel_count(problem->param);
     problem->output = (float *)ml_device_alloc(problem->output_count * sizeof(float));
 }
@@ -544,9 +587,19 @@ static void teardown(ml_problem *problem)
 }
 
 static const ml_lab lab = {
-    "constant_ldg", "Lab 03: constant memory and read-only loads",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL, &ml_lab_kernels,
+    .program = "constant_ldg",
+    .title = "Lab 03: constant memory and read-only loads",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .check_params = check_params,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

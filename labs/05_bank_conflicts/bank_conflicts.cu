@@ -119,6 +119,9 @@ static int width_of(long long kind, const long long *param)
 
 typedef struct {
     float *in;
+    /* shared_stride and broadcast: the sum each lane makes of the input fill_inputs wrote, for
+     * reference_at (every warp's lane i makes the same one) */
+    float lane_sum[WARP_LANES];
 } lab_state;
 
 /* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
@@ -367,22 +370,24 @@ static const char *check_params(const long long *param)
     return message;
 }
 
-/* out[c][r] = in[r][c]; the input value at index i is ml_random_value(seed, i). */
-static float *transpose_reference(uint64_t seed, uint64_t rows, uint64_t cols)
+/* The input value at index i is ml_random_value(seed, i): out[c][r] = in[r][c], element
+ * c * rows + r of the output. */
+static float transposed_value(uint64_t seed, uint64_t rows, uint64_t cols, size_t position)
 {
-    float *reference = (float *)ml_host_alloc(rows * cols * sizeof(float));
-#pragma omp parallel for
-    for (uint64_t c = 0; c < cols; c++)
-        for (uint64_t r = 0; r < rows; r++)
-            reference[c * rows + r] = ml_random_value(seed, r * cols + c);
-    return reference;
+    uint64_t c = position / rows, r = position % rows;
+    return ml_random_value(seed, r * cols + c);
+}
+
+/* The floats shared_stride_kernel copies into shared memory (broadcast's too). */
+static size_t read_words(long long kind, const long long *param)
+{
+    return (size_t)stride_vectors(stride_of(kind, param), width_of(kind, param)) * 4;
 }
 
 /* Each thread's sum depends only on its lane: the same loads, added in the same order. */
-static float *reads_reference(uint64_t seed, int stride, int width_bytes)
+static void sum_lanes(uint64_t seed, int stride, int width_bytes, float *lane_sum)
 {
     int words_per_element = width_bytes / 4, row_elements = BANK_ROW_BYTES / width_bytes;
-    float lane_sum[ML_WARP_SIZE];
     for (int lane = 0; lane < ML_WARP_SIZE; lane++) {
         float sum = 0.0f;
         for (int load = 0; load < LOADS_PER_THREAD; load++) {
@@ -394,11 +399,34 @@ static float *reads_reference(uint64_t seed, int stride, int width_bytes)
         }
         lane_sum[lane] = sum;
     }
-    size_t threads = (size_t)STRIDE_BLOCKS * STRIDE_THREADS;
-    float *reference = (float *)ml_host_alloc(threads * sizeof(float));
-    for (size_t i = 0; i < threads; i++)
-        reference[i] = lane_sum[i % ML_WARP_SIZE];
-    return reference;
+}
+
+/* The input, new from problem->seed, on the GPU; for the bank experiments also each lane's sum
+ * (2,048 loads of at most 4 floats, on the host). */
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    long long kind = problem->argument;
+    const long long *param = problem->param;
+    if (is_transpose(kind)) {
+        ml_fill_random(state->in, (size_t)param[PARAM_ROWS] * (size_t)param[PARAM_COLS],
+                       problem->seed);
+    } else {
+        ml_fill_random(state->in, read_words(kind, param), problem->seed);
+        sum_lanes(problem->seed, stride_of(kind, param), width_of(kind, param), state->lane_sum);
+    }
+}
+
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    uint64_t rows = (uint64_t)problem->param[PARAM_ROWS], cols = (uint64_t)problem->param[PARAM_COLS];
+    float *reference = (float *)values;
+    for (size_t k = 0; k < count; k++)
+        reference[k] = is_transpose(problem->argument)
+                           ? transposed_value(problem->seed, rows, cols, position[k])
+                           : state->lane_sum[position[k] % ML_WARP_SIZE];
 }
 
 static void setup(ml_problem *problem)
@@ -406,23 +434,30 @@ static void setup(ml_problem *problem)
     const long long *param = problem->param;
     long long kind = problem->argument;
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
+    problem->state = state;
     if (is_transpose(kind)) {
         uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
         state->in = (float *)ml_device_alloc(rows * cols * sizeof(float));
-        ml_fill_random(state->in, rows * cols, problem->seed);
         problem->output_count = rows * cols;
-        problem->reference = transpose_reference(problem->seed, rows, cols);
         problem->bytes = 2.0 * (double)(rows * cols) * sizeof(float);
     } else {
-        int stride = stride_of(kind, param), width = width_of(kind, param);
-        size_t words = (size_t)stride_vectors(stride, width) * 4;
-        state->in = (float *)ml_device_alloc(words * sizeof(float));
-        ml_fill_random(state->in, words, problem->seed);
+        state->in = (float *)ml_device_alloc(read_words(kind, param) * sizeof(float));
         problem->output_count = (size_t)STRIDE_BLOCKS * STRIDE_THREADS;
-        problem->reference = reads_reference(problem->seed, stride, width);
-        problem->bytes = (double)problem->output_count * LOADS_PER_THREAD * width;
+        problem->bytes = (double)problem->output_count * LOADS_PER_THREAD * width_of(kind, param);
     }
-    problem->state = state;
+    fill_inputs(problem);
+
+    float *reference = (float *)ml_host_alloc(problem->output_count * sizeof(float));
+    if (is_transpose(kind)) {
+        uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
+#pragma omp parallel for
+        for (size_t i = 0; i < problem->output_count; i++)
+            reference[i] = transposed_value(problem->seed, rows, cols, i);
+    } else {
+        for (size_t i = 0; i < problem->output_count; i++)
+            reference[i] = state->lane_sum[i % ML_WARP_SIZE];
+    }
+    problem->reference = reference;
     problem->output = (float *)ml_device_alloc(problem->output_count * sizeof(float));
     /* Copies are exact, and the sums add the same floats in the same order as the kernel. */
     problem->tolerance = 0.0;
@@ -438,9 +473,19 @@ static void teardown(ml_problem *problem)
 }
 
 static const ml_lab lab = {
-    "bank_conflicts", "Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL, &ml_lab_kernels,
+    .program = "bank_conflicts",
+    .title = "Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .check_params = check_params,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

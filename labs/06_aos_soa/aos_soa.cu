@@ -302,6 +302,70 @@ static double device_bytes(const ml_variant *variant, const long long *param)
     return (double)(input_count(layout, param) + output_count(layout, param)) * sizeof(float);
 }
 
+/* The particle at i after the update, every field, for the input fill_inputs made from seed:
+ * the reference recomputes each input value from the seed and its place in the layout.
+ * struct particle holds its fields in FIELD_ order, 8 floats with no padding. */
+static void next_particle(long long layout, const long long *param, uint64_t seed, size_t i,
+                          float *value)
+{
+    size_t n = (size_t)param[PARAM_N];
+    for (int f = 0; f < FIELD_COUNT; f++)
+        value[f] = ml_random_value(seed, field_index(layout, n, i, f));
+    particle p;
+    memcpy(&p, value, sizeof p);
+    if (param[PARAM_FIELDS] == 1)
+        p.x = drift(p.x);
+    else
+        p = push(p);
+    memcpy(value, &p, sizeof p);
+}
+
+/* Every field of every particle, new from problem->seed, on the GPU. The kernels read only
+ * this buffer and write only the output (a simulation step that swaps two buffers), and the
+ * SoA's next state shares the input's inverse_mass and charge arrays: refilling the input
+ * renews everything any launch reads. */
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_fill_random(state->in, input_count(problem->argument, problem->param), problem->seed);
+}
+
+/* Output position p holds field f of particle i: in the AoS layouts particle p / 8, its float
+ * p % 8; in the SoA field p / pitch of particle p % pitch. A SoA position past the n particles
+ * of its array (the padding up to the next array's 128-byte line) is never written: it keeps
+ * the harness's poison, all bits set. */
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    static const int aligned_field[FIELD_COUNT] = {
+        FIELD_X,  FIELD_Y,  FIELD_Z,  FIELD_INVERSE_MASS,
+        FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_CHARGE}; /* particle_aligned's floats, in order */
+    long long layout = problem->argument;
+    size_t n = (size_t)problem->param[PARAM_N];
+    float *reference = (float *)values;
+    for (size_t k = 0; k < count; k++) {
+        size_t i;
+        int f;
+        if (layout == LAYOUT_SOA) {
+            i = position[k] % soa_pitch(n);
+            f = (int)(position[k] / soa_pitch(n));
+        } else {
+            i = position[k] / FIELD_COUNT;
+            f = (int)(position[k] % FIELD_COUNT);
+            if (layout == LAYOUT_AOS_ALIGNED)
+                f = aligned_field[f];
+        }
+        if (i >= n) {
+            uint32_t poison = 0xFFFFFFFFu;
+            memcpy(&reference[k], &poison, sizeof poison);
+            continue;
+        }
+        float value[FIELD_COUNT];
+        next_particle(layout, problem->param, problem->seed, i, value);
+        reference[k] = value[f];
+    }
+}
+
 static void setup(ml_problem *problem)
 {
     const long long *param = problem->param;
@@ -310,11 +374,13 @@ static void setup(ml_problem *problem)
 
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     memset(state, 0, sizeof *state);
-    size_t in_count = input_count(layout, param);
-    state->in = (float *)ml_device_alloc(in_count * sizeof(float));
-    ml_fill_random(state->in, in_count, problem->seed);
-    size_t count = output_count(layout, param);
-    float *out = (float *)ml_device_alloc(count * sizeof(float));
+    problem->state = state;
+    state->in = (float *)ml_device_alloc(input_count(layout, param) * sizeof(float));
+    fill_inputs(problem);
+    float *out = (float *)ml_device_alloc(output_count(layout, param) * sizeof(float));
+    /* The output the harness poisons and checks ends at the last particle of the last array
+     * written: the padding after it is only the allocation's. */
+    size_t count = output_count(layout, param) - (layout == LAYOUT_SOA ? soa_pitch(n) - n : 0);
 
     /* The SoA's arrays. The next state has new arrays only for the fields the update changes
      * and shares the others with the input. */
@@ -331,10 +397,8 @@ static void setup(ml_problem *problem)
         }
     }
 
-    /* The reference recomputes each input value from the seed and its place in the layout.
-     * struct particle holds its fields in FIELD_ order, 8 floats with no padding. The padding
-     * after each SoA array is never written: where there is some, only the particles' elements
-     * are compared (check_index), field by field. */
+    /* The padding between the SoA's arrays is never written: where there is some, only the
+     * particles' elements are compared (check_index), field by field. */
     size_t written_fields = layout == LAYOUT_SOA ? soa_written_fields(param) : (size_t)FIELD_COUNT;
     size_t compared = written_fields * n;
     float *reference = (float *)ml_host_alloc(compared * sizeof(float));
@@ -343,15 +407,7 @@ static void setup(ml_problem *problem)
 #pragma omp parallel for
     for (size_t i = 0; i < n; i++) {
         float value[FIELD_COUNT];
-        for (int f = 0; f < FIELD_COUNT; f++)
-            value[f] = ml_random_value(problem->seed, field_index(layout, n, i, f));
-        particle p;
-        memcpy(&p, value, sizeof p);
-        if (param[PARAM_FIELDS] == 1)
-            p.x = drift(p.x);
-        else
-            p = push(p);
-        memcpy(value, &p, sizeof p);
+        next_particle(layout, param, problem->seed, i, value);
         for (size_t f = 0; f < written_fields; f++) {
             size_t position = field_index(layout, n, i, (int)f);
             if (check_index == NULL) {
@@ -363,7 +419,6 @@ static void setup(ml_problem *problem)
         }
     }
 
-    problem->state = state;
     problem->output = out;
     problem->output_count = count;
     problem->reference = reference;
@@ -389,9 +444,19 @@ static void teardown(ml_problem *problem)
 }
 
 static const ml_lab lab = {
-    "aos_soa", "Lab 06: array of structures vs structure of arrays",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown, check_params,
-    NULL, &ml_lab_kernels,
+    .program = "aos_soa",
+    .title = "Lab 06: array of structures vs structure of arrays",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .check_params = check_params,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

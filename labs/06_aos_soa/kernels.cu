@@ -14,11 +14,12 @@
  *
  * The natural code updates particles in place: particles[i] = push(particles[i]). Every kernel
  * here reads one buffer and writes the next state to another instead, as a simulation that swaps
- * two buffers each step does, so that every launch sees the same input and the lab program can
- * launch it again and again to time it. In a SoA only the arrays that change need a second copy;
- * inverse_mass and charge are shared by both states. In an AoS the next state is a whole second
- * array of particles, so the AoS kernels copy all 8 fields even when only x changes: in place,
- * they would load and store x alone, but through the same sectors.
+ * two buffers each step does: a launch never changes what it reads, so its output depends only
+ * on the input the lab program gave it (new particles before every timed launch), and the
+ * program can launch it again and again to time it. In a SoA only the arrays that change need a
+ * second copy; inverse_mass and charge are shared by both states. In an AoS the next state is a
+ * whole second array of particles, so the AoS kernels copy all 8 fields even when only x
+ * changes: in place, they would load and store x alone, but through the same sectors.
  *
  * This file is device code only: the lab program (aos_soa.cu, the instructor's) finds each
  * kernel by its name, launches it, checks every particle against its CPU reference and reads
