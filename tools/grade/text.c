@@ -1,4 +1,5 @@
-/* text.c: a growable string for the grader's messages, and reading a file into one. */
+/* text.c: a growable string for the grader's messages, reading a file into one, and names and
+ * output made safe to show (see text.h). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "text.h"
 
@@ -74,8 +75,8 @@ char *text_read_file(const char *path)
     return text_take(&buffer);
 }
 
-/* The length of the valid UTF-8 sequence at text, or 0. */
-static size_t utf8_length(const unsigned char *text)
+/* The length of the valid UTF-8 sequence at text, or 0; *code gets its code point. */
+static size_t utf8_length(const unsigned char *text, unsigned int *code)
 {
     size_t length;
     unsigned int lowest;
@@ -91,13 +92,13 @@ static size_t utf8_length(const unsigned char *text)
     } else {
         return 0;
     }
-    unsigned int code = text[0] & (0x7f >> length);
+    *code = text[0] & (0x7f >> length);
     for (size_t i = 1; i < length; i++) {
         if ((text[i] & 0xc0) != 0x80)
             return 0;
-        code = (code << 6) | (text[i] & 0x3f);
+        *code = (*code << 6) | (text[i] & 0x3f);
     }
-    if (code < lowest || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff))
+    if (*code < lowest || *code > 0x10ffff || (*code >= 0xd800 && *code <= 0xdfff))
         return 0;
     return length;
 }
@@ -107,7 +108,8 @@ void text_sanitize(char *text)
     unsigned char *p = (unsigned char *)text;
     while (*p != '\0') {
         if (*p >= 0x80) {
-            size_t length = utf8_length(p);
+            unsigned int code;
+            size_t length = utf8_length(p, &code);
             if (length == 0)
                 *p++ = '?';
             else
@@ -118,6 +120,64 @@ void text_sanitize(char *text)
             *p = '?';
         p++;
     }
+}
+
+/* Code points that move a terminal's cursor, end a line or reorder the text around them. */
+static int is_control(unsigned int code)
+{
+    return code < 0x20 || (code >= 0x7f && code <= 0x9f) || code == 0x2028 || code == 0x2029 ||
+           code == 0x200e || code == 0x200f || (code >= 0x202a && code <= 0x202e) ||
+           (code >= 0x2066 && code <= 0x2069);
+}
+
+void text_append_escaped(text_buffer *buffer, const char *name)
+{
+    const unsigned char *p = (const unsigned char *)name;
+    while (*p != '\0') {
+        unsigned int code = *p;
+        size_t length = *p < 0x80 ? 1 : utf8_length(p, &code);
+        if (length == 0)
+            text_append(buffer, "\\x%02x", *p++);
+        else if (is_control(code))
+            text_append(buffer, "\\u{%04x}", code);
+        else if (code == '\\')
+            text_append(buffer, "\\\\");
+        else
+            text_append(buffer, "%.*s", (int)length, (const char *)p);
+        p += length;
+    }
+    /* An empty name still makes the buffer a string. */
+    text_append(buffer, "%s", "");
+}
+
+void text_escape(const char *name, char *shown, size_t size)
+{
+    text_buffer buffer = {0};
+    text_append_escaped(&buffer, name);
+    snprintf(shown, size, "%s", buffer.data);
+    text_free(&buffer);
+}
+
+void text_append_csv_cell(text_buffer *line, const char *value)
+{
+    char *shown = strdup(value);
+    if (shown == NULL)
+        out_of_memory();
+    /* Checked before text_sanitize turns a carriage return into '?'. */
+    int formula = value[0] != '\0' && strchr("=+-@\t\r", value[0]) != NULL;
+    text_sanitize(shown);
+    size_t length = strlen(shown);
+    int quote = formula || strpbrk(shown, ",\"\n\r") != NULL ||
+                (length > 0 && (shown[0] == ' ' || shown[length - 1] == ' '));
+    text_append(line, "%s%s", quote ? "\"" : "", formula ? "'" : "");
+    for (const char *p = shown; *p != '\0'; p++) {
+        if (*p == '"')
+            text_append(line, "\"\"");
+        else
+            text_append(line, "%c", *p);
+    }
+    text_append(line, "%s", quote ? "\"" : "");
+    free(shown);
 }
 
 void text_last_line(const char *text, char *line, size_t size)
