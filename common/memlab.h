@@ -204,7 +204,8 @@ typedef struct {
     /* The reference at `count` positions of the output, for the inputs fill_inputs made from
      * problem->seed: floats, or 32-bit counts for an ML_OUTPUT_COUNTED output. The harness asks
      * for positions drawn from the OS's random source after every launch (ML_RANDOM_CHECKS), so
-     * no kernel can know which elements are looked at. */
+     * no kernel can know which elements are looked at. A position of a written output that the
+     * kernel must leave alone (padding between arrays) gives the poison's bits, ML_POISON_BITS. */
     void (*reference_at)(const ml_problem *problem, const size_t *position, size_t count,
                          void *values);
 } ml_lab;
@@ -213,6 +214,9 @@ typedef struct {
  * of a smaller output): a kernel that writes any fixed 99% of its output passes one with
  * probability 0.99, and all of them with 0.99^2062 < 1e-9. */
 #define ML_RANDOM_CHECKS 2062
+/* What every 32-bit word of a written output holds before each launch: a NaN (all bits set),
+ * so an element the kernel never writes fails. */
+#define ML_POISON_BITS 0xFFFFFFFFu
 
 /* Every lab program's own kernels.cu, compiled and embedded by the build. */
 extern const ml_kernel_image ml_lab_kernels;

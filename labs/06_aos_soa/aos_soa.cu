@@ -355,8 +355,8 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
             if (layout == LAYOUT_AOS_ALIGNED)
                 f = aligned_field[f];
         }
-        if (i >= n) {
-            uint32_t poison = 0xFFFFFFFFu;
+        if (i >= n) { /* padding between the arrays: the kernel leaves it alone */
+            uint32_t poison = ML_POISON_BITS;
             memcpy(&reference[k], &poison, sizeof poison);
             continue;
         }
