@@ -245,23 +245,51 @@ static float reference_table(float x, size_t i, unsigned lane_stride)
     return sum;
 }
 
+/* Element i for the inputs made from problem->seed: its input recomputed from the seed (the
+ * GPU's fill), so no copy of the input comes back. */
+static float reference_value(const ml_problem *problem, size_t i)
+{
+    float x = ml_random_value(problem->seed, i);
+    unsigned lane_stride = (unsigned)problem->param[PARAM_LANE_STRIDE];
+    return problem->argument == TABLE_SUM ? reference_table(x, i, lane_stride) : smooth_ring(x);
+}
+
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
     (void)variant;
     return 2.0 * (double)param[PARAM_N] * sizeof(float);
 }
 
+/* The input, one value per thread, from the seed: every output element depends on its own. */
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    ml_fill_random(state->in, (size_t)problem->param[PARAM_N], problem->seed);
+}
+
+/* A smoothing element costs about a thousand float operations: the positions are spread over
+ * the cores. */
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    float *reference = (float *)values;
+#pragma omp parallel for
+    for (size_t k = 0; k < count; k++)
+        reference[k] = reference_value(problem, position[k]);
+}
+
 static void setup(ml_problem *problem)
 {
     uint64_t n = (uint64_t)problem->param[PARAM_N];
-    unsigned lane_stride = (unsigned)problem->param[PARAM_LANE_STRIDE];
     int table = problem->argument == TABLE_SUM;
 
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     state->in = (float *)ml_device_alloc(n * sizeof(float));
-    ml_fill_random(state->in, n, problem->seed);
+    problem->state = state;
+    fill_inputs(problem);
 
-    /* Every element when there are few, else evenly spaced ones from the first to the last. */
+    /* Every element when there are few, else evenly spaced ones from the first to the last
+     * (the harness adds positions drawn at run time). */
     size_t check_count = n <= FULL_CHECK_LIMIT ? (size_t)n : CHECK_SAMPLE;
     size_t *check_index = NULL;
     if (check_count < n) {
@@ -271,13 +299,9 @@ static void setup(ml_problem *problem)
     }
     float *reference = (float *)ml_host_alloc(check_count * sizeof(float));
 #pragma omp parallel for
-    for (size_t k = 0; k < check_count; k++) {
-        size_t i = check_index != NULL ? check_index[k] : k;
-        float x = ml_random_value(problem->seed, i);
-        reference[k] = table ? reference_table(x, i, lane_stride) : smooth_ring(x);
-    }
+    for (size_t k = 0; k < check_count; k++)
+        reference[k] = reference_value(problem, check_index != NULL ? check_index[k] : k);
 
-    problem->state = state;
     problem->output = (float *)ml_device_alloc(n * sizeof(float));
     problem->output_count = n;
     problem->reference = reference;
@@ -301,10 +325,18 @@ static void teardown(ml_problem *problem)
 }
 
 static const ml_lab lab = {
-    "register_spill",
-    "Lab 01: registers vs local memory: run-time-indexed arrays, register caps, spills",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
-    NULL, NULL, &ml_lab_kernels,
+    .program = "register_spill",
+    .title = "Lab 01: registers vs local memory: run-time-indexed arrays, register caps, spills",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)
