@@ -1,13 +1,16 @@
 /* kernels.c: loading the lab's kernels as a module, and compiling a --kernels .cu (kernels.h). */
-#define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, strdup, getline, realpath (XSI) */
+#define _XOPEN_SOURCE 700
 #include "kernels.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memlab.h"
@@ -240,8 +243,15 @@ int ml_kernels_check_source(const char *text, const char *program, char *error, 
             while ((isalnum((unsigned char)*p) || *p == '_') && w + 1 < sizeof word)
                 word[w++] = *p++;
             word[w] = '\0';
-            if (strcmp(word, "include_next") == 0 || strcmp(word, "import") == 0 ||
-                strcmp(word, "embed") == 0) {
+            if (isdigit((unsigned char)word[0])) {
+                status = fail(error, error_size,
+                              "line %d: line markers (# 1 \"file\") are not allowed in a kernels "
+                              "file", line);
+            } else if (strcmp(word, "line") == 0) {
+                status = fail(error, error_size, "line %d: #line is not allowed in a kernels file",
+                              line);
+            } else if (strcmp(word, "include_next") == 0 || strcmp(word, "import") == 0 ||
+                       strcmp(word, "embed") == 0) {
                 status = fail(error, error_size, "line %d: #%s is not allowed in a kernels file",
                               line, word);
             } else if (strcmp(word, "include") == 0) {
@@ -336,6 +346,13 @@ static const char *nvcc_path(const ml_kernel_image *image)
     return "nvcc";
 }
 
+static double now_s(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + now.tv_nsec * 1e-9;
+}
+
 /* A new directory of its own under $TMPDIR (or /tmp), for one compile. */
 static int make_scratch(char *path, size_t size, char *error, size_t error_size)
 {
@@ -349,8 +366,495 @@ static int make_scratch(char *path, size_t size, char *error, size_t error_size)
 static void remove_directory(const char *directory)
 {
     char *argv[] = {"rm", "-rf", (char *)directory, NULL};
+    process_options options = {.time_limit_s = 60};
     process_result result;
-    process_run(argv, NULL, NULL, NULL, 60, &result);
+    process_run(argv, &options, &result);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+    size_t bytes = 0;
+    char *text = read_file(from, &bytes);
+    FILE *file = text != NULL ? fopen(to, "wb") : NULL;
+    int copied = file != NULL && fwrite(text, 1, bytes, file) == bytes;
+    if (file != NULL && fclose(file) != 0)
+        copied = 0;
+    free(text);
+    return copied ? 0 : -1;
+}
+
+/* One compile's folder, removed on every path (finished, refused, failed, timed out):
+ *   ROOT/source/kernels.cu  the copy of the file: what is judged is what is compiled
+ *   ROOT/source/PROGRAM.h   a copy of the lab's header, if the lab has one: the only file a
+ *                           quoted #include can find (no include path names the lab's folder,
+ *                           which holds the rubric)
+ *   ROOT/tmp/               TMPDIR of every nvcc run: whatever it leaves goes with ROOT
+ *   ROOT/judge.*            the preprocessor's output, read by the judge and never shown */
+typedef struct {
+    char root[PATH_SIZE];
+    char source[PATH_SIZE + 32];
+    char header[PATH_SIZE + 300];
+    char temporary[PATH_SIZE + 8];
+    char output[PATH_SIZE + 16];        /* a run's stdout */
+    char messages[PATH_SIZE + 16];      /* a run's stderr */
+    const char *nvcc;
+    double deadline;                    /* now_s() by which every run of this compile has ended */
+} compile_folder;
+
+/* The lab's header, "coalescing.h" for labs/04_coalescing: the lab's folder is NN_PROGRAM. */
+static void lab_header_name(const ml_kernel_image *image, char *name, size_t size)
+{
+    const char *folder = base_name(image->lab_directory);
+    const char *underscore = strchr(folder, '_');
+    snprintf(name, size, "%s.h", underscore != NULL ? underscore + 1 : folder);
+}
+
+static int open_folder(compile_folder *folder, const ml_kernel_image *image,
+                       const char *source_path, char *error, size_t error_size)
+{
+    if (make_scratch(folder->root, sizeof folder->root, error, error_size) != 0)
+        return -1;
+    char directory[PATH_SIZE + 16], header_name[256], lab_header[PATH_SIZE + 300];
+    snprintf(directory, sizeof directory, "%s/source", folder->root);
+    snprintf(folder->source, sizeof folder->source, "%s/kernels.cu", directory);
+    snprintf(folder->temporary, sizeof folder->temporary, "%s/tmp", folder->root);
+    snprintf(folder->output, sizeof folder->output, "%s/judge.out", folder->root);
+    snprintf(folder->messages, sizeof folder->messages, "%s/judge.log", folder->root);
+    lab_header_name(image, header_name, sizeof header_name);
+    snprintf(folder->header, sizeof folder->header, "%s/%s", directory, header_name);
+    snprintf(lab_header, sizeof lab_header, "%s/%s", image->lab_directory, header_name);
+    folder->nvcc = nvcc_path(image);
+    folder->deadline = now_s() + ML_KERNELS_COMPILE_TIME_LIMIT_S;
+    if (mkdir(directory, 0700) != 0 || mkdir(folder->temporary, 0700) != 0 ||
+        copy_file(source_path, folder->source) != 0 ||
+        (access(lab_header, F_OK) == 0 && copy_file(lab_header, folder->header) != 0)) {
+        remove_directory(folder->root);
+        return fail(error, error_size, "cannot copy %s to %s", source_path, folder->root);
+    }
+    return 0;
+}
+
+/* Runs nvcc in the folder within what is left of the compile's time, under the compile's
+ * memory, file-size and CPU limits, with TMPDIR in the folder. The judge reads whole what the
+ * preprocessor wrote (output_cap_bytes 0: no cap but the file-size limit); what a compile
+ * prints for people is capped. */
+static int run_nvcc(const compile_folder *folder, char *const argv[], const char *stdout_path,
+                    const char *stderr_path, long long output_cap_bytes, process_result *result)
+{
+    int left_s = (int)(folder->deadline - now_s());
+    process_options options = {
+        .directory = folder->root,
+        .stdout_path = stdout_path,
+        .stderr_path = stderr_path,
+        .time_limit_s = left_s > 1 ? left_s : 1,
+        .output_cap_bytes = output_cap_bytes,
+        .file_limit_bytes = ML_KERNELS_COMPILE_FILE_LIMIT_BYTES,
+        .file_limit_kills = 1,
+        .memory_limit_bytes = ML_KERNELS_COMPILE_MEMORY_LIMIT_BYTES,
+        .cpu_limit_s = ML_KERNELS_COMPILE_TIME_LIMIT_S,
+        .temporary_directory = folder->temporary,
+    };
+    return process_run(argv, &options, result);
+}
+
+/* nvcc's command line for the folder's copy: `mode` ("-E" or "-fatbin"), the -gencode options
+ * with architecture `first` first (nvcc -E preprocesses for the first one, with the whole list
+ * in __CUDA_ARCH_LIST__, exactly as the compile does for that architecture), `extra` (NULL
+ * ended), the copy. Returns the number of words. */
+static int nvcc_command(const compile_folder *folder, const char *mode, char gencode[][64],
+                        int gencode_count, int first, char *const extra[], char *argv[], int max)
+{
+    int argc = 0;
+    argv[argc++] = (char *)folder->nvcc;
+    argv[argc++] = (char *)mode;
+    argv[argc++] = gencode[first];
+    for (int i = 0; i < gencode_count; i++)
+        if (i != first)
+            argv[argc++] = gencode[i];
+    for (int i = 0; extra[i] != NULL && argc < max - 2; i++)
+        argv[argc++] = extra[i];
+    argv[argc++] = (char *)folder->source;
+    argv[argc] = NULL;
+    return argc;
+}
+
+/* ---- the judge: what the preprocessor itself read --------------------------------------------- */
+
+/* Where the compiler finds <...> headers, as it says itself (gcc -v, on an empty file of ours):
+ * the toolkit's include directories that nvcc passes and the host compiler's own system
+ * directories, which the toolkit's headers include (<stdlib.h>, <cmath>, ...). Each resolved
+ * with realpath, so that a file is judged by where it is, not by how its name is spelt. */
+#define MAX_HEADER_ROOTS 32
+typedef struct {
+    char *path[MAX_HEADER_ROOTS];
+    int count;
+} header_roots;
+
+static void free_roots(header_roots *roots)
+{
+    for (int i = 0; i < roots->count; i++)
+        free(roots->path[i]);
+    roots->count = 0;
+}
+
+static int read_header_roots(const compile_folder *folder, char gencode[][64], header_roots *roots,
+                             char *error, size_t error_size)
+{
+    char empty[PATH_SIZE + 16];
+    snprintf(empty, sizeof empty, "%s/empty.cu", folder->root);
+    FILE *file = fopen(empty, "w");
+    if (file == NULL || fclose(file) != 0)
+        return fail(error, error_size, "cannot write %s", empty);
+    char *argv[] = {(char *)folder->nvcc, "-E", gencode[0], "-Xcompiler", "-v", empty, NULL};
+    process_result result;
+    int status = run_nvcc(folder, argv, NULL, folder->messages, 0, &result);
+    if (!result.started)
+        return fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
+    char *said = read_file(folder->messages, NULL);
+    const char *list = said != NULL ? strstr(said, "#include <...> search starts here:\n") : NULL;
+    roots->count = 0;
+    for (const char *line = list != NULL ? strchr(list, '\n') + 1 : NULL;
+         line != NULL && *line == ' ' && roots->count < MAX_HEADER_ROOTS;
+         line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
+        char directory[PATH_SIZE];
+        size_t length = strcspn(line + 1, "\n");
+        snprintf(directory, sizeof directory, "%.*s", (int)length, line + 1);
+        char *resolved = realpath(directory, NULL);
+        if (resolved != NULL)
+            roots->path[roots->count++] = resolved;
+    }
+    free(said);
+    if (status != 0 || roots->count == 0) {
+        free_roots(roots);
+        return fail(error, error_size, "%s -E could not preprocess an empty file (exit status %d)",
+                    argv[0], result.exit_status);
+    }
+    return 0;
+}
+
+typedef enum {
+    FILE_BUILT_IN,      /* <built-in>, <command-line>: the preprocessor's own */
+    FILE_SUBMISSION,    /* the copy being compiled */
+    FILE_LAB_HEADER,    /* the copy of PROGRAM.h */
+    FILE_SYSTEM,        /* a CUDA toolkit or system header */
+    FILE_MISSING,       /* no such file (a missing #include; a marker naming nothing) */
+    FILE_FORBIDDEN,     /* any other file */
+} file_kind;
+
+static int under(const char *path, const char *root)
+{
+    size_t length = strlen(root);
+    return strncmp(path, root, length) == 0 && (path[length] == '/' || root[length - 1] == '/');
+}
+
+/* Whether a path names /proc or /dev: /proc/self is the preprocessor there and this process
+ * here (and /dev/fd, /dev/stdin lead to it), so such a name is judged by no realpath here. */
+static int process_relative(const char *path)
+{
+    return strstr(path, "/proc/") != NULL || strstr(path, "/dev/") != NULL;
+}
+
+/* What a file name the preprocessor gave stands for. Names of files it found are absolute
+ * (the copy is named by its absolute path, the include directories are absolute), so a
+ * relative name is one it did not find. A found file is judged by where realpath puts it, so
+ * /usr/include/../../x is x. */
+static file_kind classify(const char *name, const compile_folder *folder, const header_roots *roots)
+{
+    if (strcmp(name, "<built-in>") == 0 || strcmp(name, "<command-line>") == 0)
+        return FILE_BUILT_IN;
+    if (name[0] != '/')
+        return FILE_MISSING;
+    if (process_relative(name))
+        return FILE_FORBIDDEN;
+    char *resolved = realpath(name, NULL);
+    if (resolved == NULL)
+        return FILE_MISSING;
+    char *source = realpath(folder->source, NULL), *header = realpath(folder->header, NULL);
+    file_kind kind = FILE_FORBIDDEN;
+    if (source != NULL && strcmp(resolved, source) == 0)
+        kind = FILE_SUBMISSION;
+    else if (header != NULL && strcmp(resolved, header) == 0)
+        kind = FILE_LAB_HEADER;
+    for (int i = 0; i < roots->count && kind == FILE_FORBIDDEN && !process_relative(resolved); i++)
+        if (under(resolved, roots->path[i]))
+            kind = FILE_SYSTEM;
+    free(resolved);
+    free(source);
+    free(header);
+    return kind;
+}
+
+/* A name for a message: printable ASCII, not too long. */
+static void printable(const char *name, char *out, size_t size)
+{
+    size_t o = 0;
+    for (const char *p = name; *p != '\0' && o + 4 < size && p - name < 160; p++)
+        out[o++] = *p >= 0x20 && *p < 0x7f ? *p : '?';
+    if (strlen(name) > 160 && o + 4 < size)
+        o += (size_t)snprintf(out + o, size - o, "...");
+    out[o] = '\0';
+}
+
+/* What a kernels file may include, for a refusal: "CUDA headers and \"coalescing.h\"", or for a
+ * lab with no header "CUDA headers". */
+static void what_may_be_included(const compile_folder *folder, char *text, size_t size)
+{
+    if (access(folder->header, F_OK) == 0)
+        snprintf(text, size, "CUDA headers and \"%.200s\"", base_name(folder->header));
+    else
+        snprintf(text, size, "CUDA headers");
+}
+
+/* The refusal of a file the preprocessor opened (or looked for) that is no header of CUDA's,
+ * the system's or the lab's. */
+static int refuse_include(const char *source_path, const char *name, const compile_folder *folder,
+                          char *error, size_t error_size)
+{
+    char shown[200], allowed[300];
+    printable(name, shown, sizeof shown);
+    what_may_be_included(folder, allowed, sizeof allowed);
+    return fail(error, error_size, "%s: includes %s: a kernels file includes only %s",
+                base_name(source_path), shown, allowed);
+}
+
+static int refuse_marker(const char *source_path, char *error, size_t error_size)
+{
+    return fail(error, error_size,
+                "%s: #line and line markers (# 1 \"file\") are not allowed in a kernels file",
+                base_name(source_path));
+}
+
+enum { JUDGE_PASSED = 0, JUDGE_REFUSED = 1, JUDGE_STOPPED = 2 };
+
+/* The file names of the make rule "deps: NAME ..." that -M -MG writes, with make's escapes undone
+ * ("\\ " is a space, "$$" a dollar sign, a backslash before a newline joins lines). Returns 0
+ * when every one is allowed, 1 (with the refusal in error) at the first that is not, -1 when
+ * the text is no such rule. */
+static int judge_dependencies(const char *rule, const char *source_path, const compile_folder *folder,
+                              const header_roots *roots, char *error, size_t error_size)
+{
+    if (strncmp(rule, "deps:", 5) != 0)
+        return -1;
+    char name[PATH_SIZE];
+    for (const char *p = rule + 5; *p != '\0';) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || (p[0] == '\\' && p[1] == '\n'))
+            p += p[0] == '\\' ? 2 : 1;
+        if (*p == '\0')
+            break;
+        size_t n = 0;
+        while (*p != '\0' && *p != ' ' && *p != '\t' && *p != '\n' && n + 1 < sizeof name) {
+            if ((p[0] == '\\' && (p[1] == ' ' || p[1] == '#' || p[1] == '\\')) ||
+                (p[0] == '$' && p[1] == '$'))
+                p++;
+            name[n++] = *p++;
+        }
+        name[n] = '\0';
+        file_kind kind = classify(name, folder, roots);
+        if (kind == FILE_MISSING || kind == FILE_FORBIDDEN) {
+            refuse_include(source_path, name, folder, error, error_size);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* One line of the preprocessor's output that starts a directive: 0 for none (code), 1 for a
+ * #pragma, 2 for a line marker `# N "name" FLAGS` (name and flags filled: bit f for flag f),
+ * -1 for any other (#line, or a directive a macro wrote). */
+static int parse_directive(const char *line, char *name, size_t size, int *flags)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (p[0] == '%' && p[1] == ':')
+        return -1;
+    if (*p != '#')
+        return 0;
+    p++;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (strncmp(p, "pragma", 6) == 0 && (p[6] == ' ' || p[6] == '\t' || p[6] == '\0'))
+        return 1;
+    if (!isdigit((unsigned char)*p))
+        return -1;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p[0] != ' ' || p[1] != '"')
+        return -1;
+    p += 2;
+    size_t n = 0;
+    for (; *p != '"'; p++) {
+        if (*p == '\0' || n + 1 >= size)
+            return -1;
+        if (*p == '\\' && (p[1] == '\\' || p[1] == '"')) {
+            name[n++] = *++p;
+        } else if (*p == '\\' && p[1] >= '0' && p[1] <= '7') {
+            int value = 0, digits = 0;
+            for (; digits < 3 && p[1] >= '0' && p[1] <= '7'; digits++)
+                value = value * 8 + (*++p - '0');
+            name[n++] = (char)value;
+        } else if (*p == '\\') {
+            return -1;
+        } else {
+            name[n++] = *p;
+        }
+    }
+    name[n] = '\0';
+    p++;
+    *flags = 0;
+    while (*p == ' ') {
+        p++;
+        if (*p < '1' || *p > '4' || (p[1] != ' ' && p[1] != '\0'))
+            return -1;
+        *flags |= 1 << (*p - '0');
+        p++;
+    }
+    return *p == '\0' ? 2 : -1;
+}
+
+/* Reads the preprocessor's output (`path`) as the compiler will: every line marker must be one
+ * the preprocessor wrote for a file it entered (flag 1: a header of CUDA's, the system's or the
+ * lab's, or the copy), left (flag 2: back to the file below on the stack), or went on in (no
+ * flag: the name of the file it is in; at the bottom of the stack also the copy and the
+ * built-in names). A #line in the file, a GNU marker written in it, or one a macro wrote, names
+ * some other file there (or is no marker at all): refused. */
+#define MAX_INCLUDE_DEPTH 256 /* gcc's own limit is 200 */
+static int judge_markers(const char *path, const char *source_path, const compile_folder *folder,
+                         const header_roots *roots, char *error, size_t error_size)
+{
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return fail(error, error_size, "cannot read the preprocessor's output %s", path);
+    char *stack[MAX_INCLUDE_DEPTH + 1], *line = NULL, name[PATH_SIZE];
+    size_t capacity = 0;
+    int depth = 0, flags = 0, status = 0;
+    stack[0] = strdup(folder->source); /* stack[depth] is the file being read */
+    while (status == 0 && stack[depth] != NULL && getline(&line, &capacity, file) >= 0) {
+        line[strcspn(line, "\n")] = '\0';
+        int kind = parse_directive(line, name, sizeof name, &flags);
+        if (kind == 0 || kind == 1)
+            continue;
+        file_kind named = kind == 2 ? classify(name, folder, roots) : FILE_MISSING;
+        if (kind != 2) {
+            status = -1;
+        } else if (flags & (1 << 1)) {
+            int known = named == FILE_SUBMISSION || named == FILE_LAB_HEADER || named == FILE_SYSTEM;
+            if (!known || depth == MAX_INCLUDE_DEPTH || (stack[depth + 1] = strdup(name)) == NULL)
+                status = -1;
+            else
+                depth++;
+        } else if (flags & (1 << 2)) {
+            if (depth == 0 || strcmp(stack[depth - 1], name) != 0)
+                status = -1;
+            else
+                free(stack[depth--]);
+        } else if (strcmp(stack[depth], name) != 0) {
+            int bottom = depth == 0 && (named == FILE_BUILT_IN || named == FILE_SUBMISSION);
+            char *renamed = bottom ? strdup(name) : NULL;
+            if (renamed == NULL) {
+                status = -1;
+            } else {
+                free(stack[0]);
+                stack[0] = renamed;
+            }
+        }
+    }
+    if (stack[depth] == NULL)
+        status = fail(error, error_size, "out of host memory");
+    else if (status != 0)
+        status = refuse_marker(source_path, error, error_size);
+    for (int i = 0; i <= depth; i++)
+        free(stack[i]);
+    free(line);
+    fclose(file);
+    return status;
+}
+
+/* What the compiler printed, with the copy called by the file's own name, on stderr. */
+static void show_messages(const char *log_path, const char *copy, const char *source_path)
+{
+    char *log = read_file(log_path, NULL);
+    if (log == NULL)
+        return;
+    for (char *line = log; *line != '\0';) {
+        char *end = strchr(line, '\n');
+        size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, "ptxas info", 10) != 0 && strncmp(line, "    ", 4) != 0) {
+            const char *found = strstr(line, copy);
+            if (found != NULL && found < line + length)
+                fprintf(stderr, "%.*s%s%.*s\n", (int)(found - line), line, base_name(source_path),
+                        (int)(line + length - found - strlen(copy)), found + strlen(copy));
+            else
+                fprintf(stderr, "%.*s\n", (int)length, line);
+        }
+        line += length + (end != NULL);
+    }
+    free(log);
+}
+
+/* Has the preprocessor read the folder's copy for every architecture, exactly as the compile
+ * will, and decides from what it read, never from the file's text:
+ *   1. nvcc -E ... -Xcompiler -M,-MG: the files it opened and the ones it looked for and did
+ *      not find; any that is not a header of CUDA's, the system's, or the copy of the lab's is
+ *      refused (a missing one too: the lab's folder is on no include path now);
+ *   2. nvcc -E: the preprocessed text, whose line markers the compiler reads as file names;
+ *      #line and markers are refused (judge_markers).
+ * Returns JUDGE_PASSED, JUDGE_REFUSED (the one line in error; what the preprocessor said about
+ * the file is never shown: it quotes what it read), JUDGE_STOPPED (the file does not
+ * preprocess: its messages, which quote only the allowed files, on stderr; or a limit), or -1
+ * (the host: no nvcc). */
+static int judge(const compile_folder *folder, const char *source_path, char gencode[][64],
+                 int gencode_count, char *error, size_t error_size)
+{
+    header_roots roots;
+    if (read_header_roots(folder, gencode, &roots, error, error_size) != 0)
+        return -1;
+    char *list_dependencies[] = {"-Xcompiler", "-M,-MG,-MT,deps", NULL}, *nothing[] = {NULL};
+    char *argv[48], allowed[300];
+    what_may_be_included(folder, allowed, sizeof allowed);
+    int verdict = JUDGE_PASSED;
+    for (int arch = 0; arch < gencode_count && verdict == JUDGE_PASSED; arch++) {
+        process_result listing, preprocessing;
+        nvcc_command(folder, "-E", gencode, gencode_count, arch, list_dependencies, argv, 48);
+        run_nvcc(folder, argv, folder->output, folder->messages, 0, &listing);
+        char *rule = read_file(folder->output, NULL);
+        int listed = rule != NULL && !listing.timed_out
+                         ? judge_dependencies(rule, source_path, folder, &roots, error, error_size)
+                         : -1;
+        free(rule);
+        if (listing.timed_out) {
+            fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
+                 ML_KERNELS_COMPILE_TIME_LIMIT_S);
+            verdict = JUDGE_STOPPED;
+            break;
+        }
+        if (listed != 0) {
+            if (listed < 0)
+                fail(error, error_size, "%s: the preprocessor could not list the files it "
+                                        "includes: a kernels file includes only %s",
+                     base_name(source_path), allowed);
+            verdict = JUDGE_REFUSED;
+            break;
+        }
+        nvcc_command(folder, "-E", gencode, gencode_count, arch, nothing, argv, 48);
+        int preprocessed = run_nvcc(folder, argv, folder->output, folder->messages, 0,
+                                    &preprocessing);
+        if (judge_markers(folder->output, source_path, folder, &roots, error, error_size) != 0) {
+            verdict = JUDGE_REFUSED;
+        } else if (preprocessing.timed_out) {
+            fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
+                 ML_KERNELS_COMPILE_TIME_LIMIT_S);
+            verdict = JUDGE_STOPPED;
+        } else if (preprocessed != 0) {
+            /* Every file it read is allowed: its messages quote nothing else. */
+            show_messages(folder->messages, folder->source, source_path);
+            fail(error, error_size, "%s does not compile (the compiler's messages are above)",
+                 base_name(source_path));
+            verdict = JUDGE_STOPPED;
+        }
+    }
+    free_roots(&roots);
+    return verdict;
 }
 
 int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
@@ -361,10 +865,8 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
     int gencode_count = gencode_options(architectures, gencode, 16, error, error_size);
     if (gencode_count < 0)
         return -1;
-    /* The file is compiled alone in a directory of its own: a quoted #include finds the lab's
-     * header through -I, never a file that happens to lie beside the submission. */
-    char work[PATH_SIZE], copy[PATH_SIZE + 16], include[PATH_SIZE + 2];
-    char output[2 * PATH_SIZE], here[PATH_SIZE], log_path[2 * PATH_SIZE + 16];
+    char output[2 * PATH_SIZE], here[PATH_SIZE], log_path[2 * PATH_SIZE + 16],
+        refused_path[2 * PATH_SIZE + 16];
     /* nvcc runs in the scratch directory: a relative output path must not land there. */
     if (fatbin_path[0] == '/')
         snprintf(output, sizeof output, "%s", fatbin_path);
@@ -373,70 +875,49 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
     else
         return fail(error, error_size, "cannot tell the current directory");
     fatbin_path = output;
-    if (make_scratch(work, sizeof work, error, error_size) != 0)
-        return -1;
-    snprintf(copy, sizeof copy, "%s/kernels.cu", work);
     snprintf(log_path, sizeof log_path, "%s.ptxas", fatbin_path);
-    snprintf(include, sizeof include, "-I%s", image->lab_directory);
-    size_t bytes = 0;
-    char *text = read_file(source_path, &bytes);
-    FILE *file = text != NULL ? fopen(copy, "wb") : NULL;
-    int copied = file != NULL && fwrite(text, 1, bytes, file) == bytes;
-    if (file != NULL && fclose(file) != 0)
-        copied = 0;
-    free(text);
-    if (!copied) {
-        remove_directory(work);
-        return fail(error, error_size, "cannot copy %s to %s", source_path, work);
+    snprintf(refused_path, sizeof refused_path, "%s%s", fatbin_path, ML_KERNELS_REFUSED_SUFFIX);
+    if (unlink(refused_path) != 0 && errno != ENOENT)
+        return fail(error, error_size, "cannot remove %s", refused_path);
+
+    compile_folder folder;
+    if (open_folder(&folder, image, source_path, error, error_size) != 0)
+        return -1;
+    int verdict = judge(&folder, source_path, gencode, gencode_count, error, error_size);
+    if (verdict == JUDGE_REFUSED) {
+        /* Told apart from a compile error by a file, not by words: the caller (the grader) sees
+         * one exit status for both. */
+        FILE *file = fopen(refused_path, "w");
+        if (file == NULL || fprintf(file, "%s\n", error) < 0 || fclose(file) != 0)
+            fprintf(stderr, "memlab: cannot write %s\n", refused_path);
+    }
+    if (verdict != JUDGE_PASSED) {
+        remove_directory(folder.root);
+        return -1;
     }
 
-    char *argv[32];
-    int argc = 0;
-    argv[argc++] = (char *)nvcc_path(image);
-    argv[argc++] = "-fatbin";
-    argv[argc++] = "-lineinfo";
-    argv[argc++] = "-Xptxas";
-    argv[argc++] = "-v";
-    argv[argc++] = include;
-    for (int i = 0; i < gencode_count; i++)
-        argv[argc++] = gencode[i];
-    argv[argc++] = "-o";
-    argv[argc++] = (char *)fatbin_path;
-    argv[argc++] = copy;
-    argv[argc] = NULL;
-
+    char *compile_options[] = {"-lineinfo", "-Xptxas", "-v", "-o", (char *)fatbin_path, NULL};
+    char *argv[48];
+    nvcc_command(&folder, "-fatbin", gencode, gencode_count, 0, compile_options, argv, 48);
     /* What the compiler prints is capped: a file of #pragma messages cannot fill the disk. */
     process_result result;
-    int status = process_run_capped(argv, work, log_path, log_path, ML_KERNELS_COMPILE_TIME_LIMIT_S,
-                                    COMPILER_OUTPUT_CAP_BYTES, 0, &result);
-    remove_directory(work);
-    if (status == 0)
+    int status = run_nvcc(&folder, argv, log_path, log_path, COMPILER_OUTPUT_CAP_BYTES, &result);
+    if (status == 0) {
+        remove_directory(folder.root);
         return 0;
-    if (!result.started)
-        return fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
-    if (result.timed_out)
-        return fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
-                    ML_KERNELS_COMPILE_TIME_LIMIT_S);
-    /* The compiler's messages name the copy; students know their file by its own name. */
-    char *log = read_file(log_path, NULL);
-    if (log != NULL) {
-        for (char *line = log; *line != '\0';) {
-            char *end = strchr(line, '\n');
-            size_t length = end != NULL ? (size_t)(end - line) : strlen(line);
-            if (strncmp(line, "ptxas info", 10) != 0 && strncmp(line, "    ", 4) != 0) {
-                const char *found = strstr(line, copy);
-                if (found != NULL && found < line + length)
-                    fprintf(stderr, "%.*s%s%.*s\n", (int)(found - line), line, base_name(source_path),
-                            (int)(line + length - found - strlen(copy)), found + strlen(copy));
-                else
-                    fprintf(stderr, "%.*s\n", (int)length, line);
-            }
-            line += length + (end != NULL);
-        }
-        free(log);
     }
-    return fail(error, error_size, "%s does not compile (the compiler's messages are above)",
-                base_name(source_path));
+    if (result.timed_out)
+        fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
+             ML_KERNELS_COMPILE_TIME_LIMIT_S);
+    else if (!result.started)
+        fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
+    else {
+        show_messages(log_path, folder.source, source_path);
+        fail(error, error_size, "%s does not compile (the compiler's messages are above)",
+             base_name(source_path));
+    }
+    remove_directory(folder.root);
+    return -1;
 }
 
 /* ---- loading -------------------------------------------------------------------------------- */

@@ -8,9 +8,14 @@
  * instructor's. The grader runs the instructor's program with --kernels on a submission.
  *
  * A kernels.cu given to --kernels may include the CUDA headers and the lab's own header
- * (PROGRAM.h) and nothing else: ml_kernels_check_source refuses every other #include before
- * the compiler sees the file, so it cannot read the rubric or anything else into an error
- * message.
+ * (PROGRAM.h) and nothing else, and holds no #line or line marker. The compiler is the judge:
+ * ml_kernels_compile copies the file into a folder of its own beside a copy of PROGRAM.h (no
+ * include path names the lab's folder, which holds the rubric), has the preprocessor list every
+ * file it opens or looks for and write its output, and refuses the file, with one line and none
+ * of the preprocessor's messages (they quote what they read), when it names any other file.
+ * ml_kernels_check_source, a scan of the text, is only a fast first filter with clear messages:
+ * a lexer of our own can be fooled (a lone CR, a splice with spaces, a digit separator, a
+ * byte-order mark), the preprocessor cannot.
  */
 #ifndef MEMLAB_KERNELS_H
 #define MEMLAB_KERNELS_H
@@ -36,21 +41,36 @@ typedef struct {
 
 #define ML_KERNELS_SOURCE_MAX_BYTES (256 * 1024)
 #define ML_KERNELS_BINARY_MAX_BYTES (64 * 1024 * 1024)
-#define ML_KERNELS_COMPILE_TIME_LIMIT_S 60
+#define ML_KERNELS_COMPILE_TIME_LIMIT_S 60   /* the judge's preprocessing and the compile */
+/* Limits of every process of a compile (nvcc, the preprocessor, cicc, ptxas): address space
+ * (a preprocessor or template bomb fails an allocation), the size of any file it writes (the
+ * preprocessed text of a bomb), CPU seconds (it dies even if its caller was killed). Each
+ * compile of the labs' kernels fits in a fraction of them. */
+#define ML_KERNELS_COMPILE_MEMORY_LIMIT_BYTES (4LL * 1024 * 1024 * 1024)
+#define ML_KERNELS_COMPILE_FILE_LIMIT_BYTES (64LL * 1024 * 1024)
+/* Beside FATBIN, a refused file leaves FATBIN.refused holding the one line: a caller that sees
+ * only the exit status (the grader) tells a refusal from a compile error by it. */
+#define ML_KERNELS_REFUSED_SUFFIX ".refused"
 
 /* A --kernels FILE that can be loaded: readable, a .cu, .fatbin or .cubin, within its size
- * limit, and for a .cu no #include but the CUDA headers and "PROGRAM.h". Needs no GPU and
- * touches nothing. Returns 0, or -1 with one line in error. */
+ * limit, and for a .cu passing ml_kernels_check_source (the first filter; the judge is
+ * ml_kernels_compile). Needs no GPU and touches nothing. Returns 0, or -1 with one line in
+ * error. */
 int ml_kernels_check_file(const char *path, const char *program, char *error, size_t error_size);
 
-/* The #include rule alone, on a file's text. */
+/* The first filter, on a file's text: no #include but the CUDA headers and "PROGRAM.h", no
+ * #line or line marker, no raw string (its end is not where a simple scan finds it). */
 int ml_kernels_check_source(const char *text, const char *program, char *error,
                             size_t error_size);
 
-/* Compiles a checked kernels .cu to a fatbin with nvcc, device code only, for the
- * architectures given ("90" or "80;90"), within ML_KERNELS_COMPILE_TIME_LIMIT_S. Writes
- * fatbin_path and, beside it, fatbin_path + ".ptxas" (what ptxas printed). On failure returns
- * -1 with one line in error, and the compiler's messages on stderr. */
+/* Compiles a kernels .cu to a fatbin with nvcc, device code only, for the architectures given
+ * ("90" or "80;90"), within the ML_KERNELS_COMPILE_* limits, in a folder of its own under
+ * $TMPDIR (every nvcc process's TMPDIR inside it) removed on every path. Before compiling, the
+ * judge (see the top of this file) reads what the preprocessor opened for each architecture.
+ * Writes fatbin_path and, beside it, fatbin_path + ".ptxas" (what ptxas printed). Returns 0,
+ * or -1 with one line in error: a refusal (and fatbin_path + ML_KERNELS_REFUSED_SUFFIX written,
+ * nothing on stderr), a compile error (the compiler's messages on stderr: they quote only the
+ * file and allowed headers), a limit, or a host that cannot compile. */
 int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
                        const char *architectures, const char *fatbin_path, char *error,
                        size_t error_size);

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -18,6 +19,8 @@
 #define READ_CHUNK 65536
 #define DRAIN_AFTER_EXIT_S 2.0  /* a writer that left the child's group keeps a pipe open */
 
+extern char **environ; /* POSIX: the program declares it */
+
 static double now_s(void)
 {
     struct timespec now;
@@ -25,29 +28,82 @@ static double now_s(void)
     return (double)now.tv_sec + now.tv_nsec * 1e-9;
 }
 
-/* In the child: stdout and stderr to the given descriptors, then exec. Never returns. With
- * file_limit > 0 no file the child (or what it runs) writes grows past that many bytes: a write
- * past it fails (SIGXFSZ ignored), the process goes on. */
-static void exec_child(char *const argv[], const char *directory, int out, int err,
-                       long long file_limit)
+/* In the child: its limits, stdout and stderr to the given descriptors, then exec with
+ * `environment`. Never returns. Only async-signal-safe calls here (the caller may have threads). */
+static void exec_child(char *const argv[], const process_options *options, int out, int err,
+                       char **environment)
 {
     setpgid(0, 0);
-    if (file_limit > 0) {
-        struct rlimit limit = {(rlim_t)file_limit, (rlim_t)file_limit};
-        signal(SIGXFSZ, SIG_IGN);
-        setrlimit(RLIMIT_FSIZE, &limit);
+    if (options->file_limit_bytes > 0) {
+        struct rlimit limit = {(rlim_t)options->file_limit_bytes, (rlim_t)options->file_limit_bytes};
+        signal(SIGXFSZ, options->file_limit_kills ? SIG_DFL : SIG_IGN);
+        if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
+            _exit(EXIT_EXEC_FAILED);
+    }
+    if (options->memory_limit_bytes > 0) {
+        struct rlimit limit = {(rlim_t)options->memory_limit_bytes,
+                               (rlim_t)options->memory_limit_bytes};
+        if (setrlimit(RLIMIT_AS, &limit) != 0)
+            _exit(EXIT_EXEC_FAILED);
+    }
+    if (options->cpu_limit_s > 0) {
+        /* SIGXCPU at the soft limit, SIGKILL a second later. */
+        struct rlimit limit = {(rlim_t)options->cpu_limit_s, (rlim_t)options->cpu_limit_s + 1};
+        if (setrlimit(RLIMIT_CPU, &limit) != 0)
+            _exit(EXIT_EXEC_FAILED);
     }
     int in = open("/dev/null", O_RDONLY);
     if (out < 0 || err < 0 || in < 0 || dup2(in, STDIN_FILENO) < 0 ||
         dup2(out, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
         _exit(EXIT_EXEC_FAILED);
-    if (directory != NULL && chdir(directory) != 0) {
-        fprintf(stderr, "memlab: cannot enter %s: %s\n", directory, strerror(errno));
+    if (options->directory != NULL && chdir(options->directory) != 0) {
+        fprintf(stderr, "memlab: cannot enter %s: %s\n", options->directory, strerror(errno));
         _exit(EXIT_EXEC_FAILED);
     }
+    environ = environment;
     execvp(argv[0], argv);
     fprintf(stderr, "memlab: cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(EXIT_EXEC_FAILED);
+}
+
+/* The caller's environment with TMPDIR set to `temporary` (NULL: the caller's environment as
+ * it is). Built before fork: a child of a threaded process may not allocate. The caller frees
+ * what is not environ. */
+static char **child_environment(const char *temporary)
+{
+    if (temporary == NULL)
+        return environ;
+    size_t count = 0;
+    while (environ[count] != NULL)
+        count++;
+    char **environment = malloc((count + 2) * sizeof *environment);
+    size_t length = strlen("TMPDIR=") + strlen(temporary) + 1;
+    char *setting = malloc(length);
+    if (environment == NULL || setting == NULL) {
+        free(environment);
+        free(setting);
+        return NULL;
+    }
+    snprintf(setting, length, "TMPDIR=%s", temporary);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7) != 0)
+            environment[kept++] = environ[i];
+    environment[kept++] = setting;
+    environment[kept] = NULL;
+    return environment;
+}
+
+/* Frees what child_environment made: the array and its last entry, the TMPDIR setting. */
+static void free_environment(char **environment)
+{
+    if (environment == NULL || environment == environ)
+        return;
+    size_t count = 0;
+    while (environment[count] != NULL)
+        count++;
+    free(environment[count - 1]);
+    free(environment);
 }
 
 /* ---- capturing a pipe into a capped file ------------------------------------------------------ */
@@ -193,11 +249,11 @@ static int capture_poll(capture *captures, int count, int wait_ms)
 
 /* ---- running -------------------------------------------------------------------------------- */
 
-static int run(char *const argv[], const char *directory, const char *stdout_path,
-               const char *stderr_path, int time_limit_s, long long cap_bytes,
-               long long file_limit_bytes, process_result *result)
+int process_run(char *const argv[], const process_options *options, process_result *result)
 {
     memset(result, 0, sizeof *result);
+    const char *stdout_path = options->stdout_path, *stderr_path = options->stderr_path;
+    const long long cap_bytes = options->output_cap_bytes;
     const char *out_path = stdout_path != NULL ? stdout_path : "/dev/null";
     const char *err_path = stderr_path != NULL ? stderr_path : "/dev/null";
     int shared = strcmp(out_path, err_path) == 0;
@@ -222,6 +278,9 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
         err = open(err_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         ok = err >= 0;
     }
+    char **environment = ok ? child_environment(options->temporary_directory) : NULL;
+    if (environment == NULL)
+        ok = 0;
     if (!ok) {
         if (out >= 0)
             close(out);
@@ -236,7 +295,8 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
     double start = now_s();
     pid_t child = fork();
     if (child == 0)
-        exec_child(argv, directory, out, err, file_limit_bytes);
+        exec_child(argv, options, out, err, environment);
+    free_environment(environment);
     /* The parent keeps only the pipes' read ends. */
     close(out);
     if (!shared)
@@ -261,7 +321,7 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
                 capture_finish(&captures[i]);
             return -1;
         }
-        if (now_s() - start > time_limit_s) {
+        if (now_s() - start > options->time_limit_s) {
             kill(-child, SIGKILL);
             kill(child, SIGKILL);
             while (waitpid(child, &status, 0) < 0 && errno == EINTR)
@@ -293,18 +353,19 @@ static int run(char *const argv[], const char *directory, const char *stdout_pat
     return result->exit_status == 0 ? 0 : -1;
 }
 
-int process_run(char *const argv[], const char *directory, const char *stdout_path,
-                const char *stderr_path, int time_limit_s, process_result *result)
-{
-    return run(argv, directory, stdout_path, stderr_path, time_limit_s, 0, 0, result);
-}
-
 int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
                        const char *stderr_path, int time_limit_s, long long cap_bytes,
                        long long file_limit_bytes, process_result *result)
 {
-    return run(argv, directory, stdout_path, stderr_path, time_limit_s,
-               cap_bytes > 0 ? cap_bytes : 1, file_limit_bytes > 0 ? file_limit_bytes : 0, result);
+    process_options options = {
+        .directory = directory,
+        .stdout_path = stdout_path,
+        .stderr_path = stderr_path,
+        .time_limit_s = time_limit_s,
+        .output_cap_bytes = cap_bytes > 0 ? cap_bytes : 1,
+        .file_limit_bytes = file_limit_bytes,
+    };
+    return process_run(argv, &options, result);
 }
 
 void process_file_tail(const char *path, char *tail, size_t size)

@@ -1,5 +1,5 @@
-/* process.h: running a command as a child process with a time limit (and, where asked, a cap on
- * what it prints).
+/* process.h: running a command as a child process with a time limit (and, where asked, caps on
+ * what it prints, the files it writes, its memory and CPU time, and a TMPDIR of the caller's).
  *
  * The child gets a process group of its own, so that at the time limit the whole group (a compiler,
  * compute-sanitizer and the program under it) is killed, never the caller.
@@ -9,30 +9,55 @@
 
 #include <stddef.h>
 
+#define PROCESS_TAIL_BYTES 8192 /* what a capped file keeps of the end of the output */
+
 typedef struct {
     int started;                /* 0: fork or exec failed */
     int timed_out;
     int signal;                 /* killed by this signal, else 0 */
     int exit_status;            /* when it exited by itself */
     double seconds;
-    long long output_bytes;     /* process_run_capped: what it wrote to stdout and stderr */
+    long long output_bytes;     /* with an output cap: what it wrote to stdout and stderr */
     long long cut_bytes;        /* of those, what the files do not hold (past the cap) */
 } process_result;
 
-/* Runs argv[0] (searched on PATH) in `directory` (NULL: the caller's), with stdout and stderr
- * going to the named files (NULL: /dev/null; the same name twice: one file for both), for at
- * most time_limit_s seconds. Returns 0 when it exited with status 0. */
-int process_run(char *const argv[], const char *directory, const char *stdout_path,
-                const char *stderr_path, int time_limit_s, process_result *result);
+/* How to run a child and what it may use. Zero is "no such limit" for every number but
+ * time_limit_s. */
+typedef struct {
+    const char *directory;      /* where it runs (NULL: the caller's directory) */
+    const char *stdout_path;    /* NULL: /dev/null; the same name twice: one file for both */
+    const char *stderr_path;
+    int time_limit_s;           /* wall clock: the whole process group is killed at it */
+    /* stdout and stderr read through pipes: each file keeps the first output_cap_bytes the
+     * child wrote to it, then a line saying how much was cut, then the last PROCESS_TAIL_BYTES
+     * (so the last message survives a flood). A child printing without end (a kernel's printf)
+     * never fills the disk, and never blocks: what is past the cap is read and dropped. */
+    long long output_cap_bytes;
+    /* No file the child (or what it runs) writes grows past this (RLIMIT_FSIZE, SIGXFSZ
+     * ignored: a write past it fails and the child goes on): a backstop for the files it
+     * writes itself (a report given with --out, a compiler's output and temporaries). */
+    long long file_limit_bytes;
+    /* 1: a process that writes past file_limit_bytes is killed there (SIGXFSZ): for a compiler,
+     * which would go on expanding a bomb it cannot write. */
+    int file_limit_kills;
+    /* Address space of each process (RLIMIT_AS): an allocation past it fails. Not for a CUDA
+     * program, which reserves far more address space than it uses. */
+    long long memory_limit_bytes;
+    /* CPU seconds of each process (RLIMIT_CPU): the kernel stops a process that outlives the
+     * caller that would have killed it at time_limit_s. Not for a multi-threaded tool, whose
+     * CPU time outruns the clock. */
+    int cpu_limit_s;
+    /* TMPDIR for the child (NULL: the caller's): a folder the caller removes, so that what a
+     * compiler leaves there goes with it. */
+    const char *temporary_directory;
+} process_options;
 
-/* The same, with stdout and stderr read through pipes: each file keeps the first cap_bytes the
- * child wrote to it, then a line saying how much was cut, then the last PROCESS_TAIL_BYTES (so
- * the last message survives a flood). A child printing without end (a kernel's printf) never
- * fills the disk, and never blocks: what is past the cap is read and dropped. Files the child
- * writes itself (a report given with --out, a compiler's output) are not capped but by a
- * backstop, file_limit_bytes (0: none): no file it writes grows past it (RLIMIT_FSIZE, with
- * SIGXFSZ ignored: a write past it fails and the child goes on). */
-#define PROCESS_TAIL_BYTES 8192
+/* Runs argv[0] (searched on PATH) as options say; fills result. Returns 0 when it exited with
+ * status 0. */
+int process_run(char *const argv[], const process_options *options, process_result *result);
+
+/* process_run with an output cap (at least 1 byte) and a file limit: the form the grader's
+ * batch and its tests call. */
 int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
                        const char *stderr_path, int time_limit_s, long long cap_bytes,
                        long long file_limit_bytes, process_result *result);

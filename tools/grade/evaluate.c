@@ -418,6 +418,41 @@ static const char *finding(const char *tool, int many)
     return many ? "memory errors" : "memory error";
 }
 
+/* The count of the tool's summary, if `line` is it: "========= ERROR SUMMARY: 3 errors",
+ * "========= RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)" (the errors count);
+ * else -1. */
+static int summary_count(const char *tool, const char *line)
+{
+    const char *summary = strcmp(tool, "racecheck") == 0 ? "========= RACECHECK SUMMARY: "
+                                                         : "========= ERROR SUMMARY: ";
+    if (strncmp(line, summary, strlen(summary)) != 0)
+        return -1;
+    const char *count = line + strlen(summary);
+    if (strcmp(tool, "racecheck") == 0) {
+        count = strchr(count, '(');
+        if (count == NULL)
+            return -1;
+        count++;
+    }
+    int errors = -1;
+    return sscanf(count, "%d", &errors) == 1 ? errors : -1;
+}
+
+void evaluate_sanitizer_verdict(lab_run *run, const char *log)
+{
+    snprintf(run->sanitizer_log, sizeof run->sanitizer_log, "%s", log);
+    run->sanitizer_uncounted = 0;
+    if (run->exit_status != SANITIZER_EXIT_FOUND) {
+        run->sanitizer_errors = 0;
+        return;
+    }
+    char last[512];
+    text_last_line(log, last, sizeof last);
+    int count = summary_count(run->sanitizer, last);
+    run->sanitizer_errors = count > 0 ? count : 1;
+    run->sanitizer_uncounted = count <= 0;
+}
+
 /* The sanitizer's verdict, before anything else the run says. */
 static case_status sanitizer_outcome(const grading_case *rubric_case, const lab_run *run,
                                      text_buffer *output)
@@ -435,8 +470,13 @@ static case_status sanitizer_outcome(const grading_case *rubric_case, const lab_
         return CASE_NOT_GRADED;
     }
     if (run->sanitizer_errors > 0) {
-        text_append(output, "FAIL  compute-sanitizer %s: %d %s, expected none",
-                    run->sanitizer, run->sanitizer_errors, finding(run->sanitizer, 1));
+        if (run->sanitizer_uncounted)
+            text_append(output, "FAIL  compute-sanitizer %s found %s, expected none",
+                        run->sanitizer, finding(run->sanitizer, 1));
+        else
+            text_append(output, "FAIL  compute-sanitizer %s: %d %s, expected none",
+                        run->sanitizer, run->sanitizer_errors,
+                        finding(run->sanitizer, run->sanitizer_errors > 1));
         append_hint(output, check, CASE_FAILED);
         text_append(output, "%s\n", run->sanitizer_log);
         return CASE_FAILED;

@@ -41,9 +41,25 @@ typedef struct {
     long long output_cap_bytes; /* the cap: what it keeps of each */
     cJSON *report;              /* its JSON report, NULL if it wrote none */
     const char *sanitizer;      /* "memcheck", "racecheck" or "synccheck" under compute-sanitizer */
-    int sanitizer_errors;       /* from the sanitizer's summary; -1 when it printed none */
-    char sanitizer_log[4096];   /* the start of its findings */
+    /* The tool's verdict, from its exit status (evaluate_sanitizer_verdict): > 0 it found errors
+     * (the count of its own summary, unless sanitizer_uncounted), 0 none, -1 it cannot give a
+     * verdict on this host (the reason in sanitizer_log). */
+    int sanitizer_errors;
+    int sanitizer_uncounted;    /* 1: errors found, their count not known */
+    char sanitizer_log[4096];   /* the start of its findings: for people, never for the verdict */
 } lab_run;
+
+/* compute-sanitizer's exit status when it found errors (--error-exitcode): one the lab program
+ * never exits with (ML_EXIT_* are 0 to 5), nor a shell's 126 and 127, nor 128 + a signal. */
+#define SANITIZER_EXIT_FOUND 86
+#define SANITIZER_EXIT_FOUND_TEXT "86"
+
+/* Sets run's sanitizer verdict from the exit status of a compute-sanitizer run that ran to its
+ * end (neither timed out nor killed): SANITIZER_EXIT_FOUND is errors found, any other status
+ * the program's own, passed on by the tool (its errors found: none). `log` is the tool's log
+ * (--log-file); no line of it decides anything, since a file name a submission chose (#line)
+ * can stand anywhere in it: only its last line, the tool's own summary, gives the count. */
+void evaluate_sanitizer_verdict(lab_run *run, const char *log);
 
 /* Evaluates every check of the case and appends the explanation to `output`.
  * reference: the reference solution's run with the same arguments, or NULL when no check needs

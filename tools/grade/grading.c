@@ -51,6 +51,7 @@ typedef struct {
     const grading_setup *setup;
     const char *who;            /* the submission, as the GPU lock names it */
     char scratch[GRADING_PATH_SIZE];
+    char temporary[GRADING_PATH_SIZE]; /* SCRATCH/tmp: TMPDIR of every run */
     char source_name[NAME_SIZE]; /* the submission's name as messages give it: "kernels.cu" */
     char source[GRADING_PATH_SIZE]; /* the copy the compiler reads: SCRATCH/source/NAME.cu */
     char fatbin_name[NAME_SIZE]; /* "kernels.fatbin" */
@@ -220,11 +221,41 @@ static int copy_submission(const char *path, session *grading, char *error, size
     return status;
 }
 
+/* SCRATCH/tmp, every run's TMPDIR: removed with the scratch directory. */
+static int make_temporary(session *grading, char *error, size_t error_size)
+{
+    join(grading->temporary, sizeof grading->temporary, grading->scratch, "tmp");
+    if (mkdir(grading->temporary, 0700) == 0)
+        return 0;
+    snprintf(error, error_size, "the grader could not make %.900s (%s)", grading->temporary,
+             strerror(errno));
+    return -1;
+}
+
 int grading_remove_tree(const char *path)
 {
     char *argv[] = {"rm", "-rf", (char *)path, NULL};
+    process_options options = {.time_limit_s = 600};
     process_result result;
-    return process_run(argv, NULL, NULL, NULL, 600, &result);
+    return process_run(argv, &options, &result);
+}
+
+/* Runs the lab program (or compute-sanitizer over it) in the scratch directory, with TMPDIR
+ * inside it, its stdout and stderr capped and no file it writes past the file limit. No
+ * memory limit: a CUDA program reserves far more address space than it uses. */
+static void run_in_scratch(const session *grading, char *const argv[], const char *stdout_path,
+                           const char *stderr_path, int time_limit_s, process_result *result)
+{
+    process_options options = {
+        .directory = grading->scratch,
+        .stdout_path = stdout_path,
+        .stderr_path = stderr_path,
+        .time_limit_s = time_limit_s,
+        .output_cap_bytes = OUTPUT_CAP_BYTES,
+        .file_limit_bytes = GRADING_FILE_LIMIT_BYTES,
+        .temporary_directory = grading->temporary,
+    };
+    process_run(argv, &options, result);
 }
 
 /* ---- compiling the submission, once ----------------------------------------------------------- */
@@ -234,14 +265,15 @@ int grading_remove_tree(const char *path)
 static void compile_submission(session *grading, grade_result *result)
 {
     const grading_setup *setup = grading->setup;
-    char log_path[GRADING_PATH_SIZE];
+    char log_path[GRADING_PATH_SIZE], refused_path[GRADING_PATH_SIZE];
     join(log_path, sizeof log_path, grading->scratch, "compile.log");
+    grading_path(refused_path, sizeof refused_path, "%s%s", grading->fatbin,
+                 GRADING_REFUSED_SUFFIX);
     char *argv[] = {(char *)setup->program, "--kernels", grading->source, "--save-kernels",
                     grading->fatbin, NULL};
     process_result run;
     note(setup, "compiling the submission %s", grading->source_name);
-    process_run_capped(argv, grading->scratch, log_path, log_path, COMPILE_TIME_LIMIT_S,
-                       OUTPUT_CAP_BYTES, GRADING_FILE_LIMIT_BYTES, &run);
+    run_in_scratch(grading, argv, log_path, log_path, COMPILE_TIME_LIMIT_S, &run);
     char *raw = text_read_file(log_path);
     char *said = student_words(grading, raw != NULL ? raw : "");
     free(raw);
@@ -269,6 +301,17 @@ static void compile_submission(session *grading, grade_result *result)
     } else if (run.exit_status == LAB_EXIT_USAGE) {
         /* Refused before the compiler saw it: the program's one line, nothing else (the file's
          * text is the student's; what a compiler would print of other files never exists). */
+        result->compiled = 0;
+        result->refused = 1;
+        result->build_output = strdup(line);
+    } else if (run.exit_status == LAB_EXIT_INCORRECT && grading_exists(refused_path)) {
+        /* Refused by the compiler's judge: its one line, from the file it wrote (never the
+         * preprocessor's messages, which the program does not print). */
+        char *refusal = text_read_file(refused_path);
+        char *words = student_words(grading, refusal != NULL ? refusal : "");
+        free(refusal);
+        text_last_line(words, line, sizeof line);
+        free(words);
         result->compiled = 0;
         result->refused = 1;
         result->build_output = strdup(line);
@@ -323,39 +366,23 @@ static void find_sanitizer(char *path, size_t size)
              cuda_home != NULL ? cuda_home : "/usr/local/cuda");
 }
 
-/* The sanitizer's verdict from its log: the error count of its summary (-1 when there is no
- * summary: it did not finish) and the start of its findings. */
+/* The sanitizer's verdict, from its exit status (evaluate_sanitizer_verdict); its log is read
+ * for people only. */
 static void read_sanitizer_log(const char *path, lab_run *run)
 {
-    run->sanitizer_errors = -1;
     char *log = text_read_file(path);
-    if (log == NULL)
-        return;
-    const char *summary = strcmp(run->sanitizer, "racecheck") == 0 ? "RACECHECK SUMMARY:"
-                                                                   : "ERROR SUMMARY:";
-    /* A device the tool cannot instrument (seen under gVisor): the run says nothing. */
-    const char *found = strstr(log, "not supported") != NULL ? NULL : strstr(log, summary);
-    if (found != NULL) {
-        found += strlen(summary);
-        /* "RACECHECK SUMMARY: 3 hazards displayed (2 errors, 1 warning)": the errors count. */
-        const char *errors = strchr(found, '(');
-        const char *line_end = strchr(found, '\n');
-        if (strcmp(run->sanitizer, "racecheck") == 0 && errors != NULL &&
-            (line_end == NULL || errors < line_end))
-            run->sanitizer_errors = atoi(errors + 1);
-        else
-            run->sanitizer_errors = atoi(found);
-    }
-    snprintf(run->sanitizer_log, sizeof run->sanitizer_log, "%s", log);
+    evaluate_sanitizer_verdict(run, log != NULL ? log : "");
     free(log);
 }
 
 /* Runs the lab program with the case's arguments; fills `run`.
- *   kind RUN_SUBMISSION: with --kernels the submission's fatbin (under compute-sanitizer for a
- *                        memcheck, racecheck or synccheck case);
- *   kind RUN_REFERENCE:  the program's own kernels, the instructor's solution;
- *   kind RUN_MODEL:      --model, predictions only. */
-typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_MODEL } run_kind;
+ *   kind RUN_SUBMISSION:       with --kernels the submission's fatbin (under compute-sanitizer
+ *                              for a memcheck, racecheck or synccheck case);
+ *   kind RUN_REFERENCE:        the program's own kernels, the instructor's solution;
+ *   kind RUN_SANITIZER_CHECK:  the program's own kernels under the case's compute-sanitizer
+ *                              tool: can the tool run here at all (sanitizer_usable);
+ *   kind RUN_MODEL:            --model, predictions only. */
+typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_SANITIZER_CHECK, RUN_MODEL } run_kind;
 
 static void run_lab(session *grading, const grading_case *one, run_kind kind, lab_run *run)
 {
@@ -376,12 +403,16 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
     char *argv[MAX_ARGUMENTS];
     int argc = 0;
     const char *tool = NULL;
-    if (kind == RUN_SUBMISSION && rubric_case_sanitizer(one, &tool)) {
+    if ((kind == RUN_SUBMISSION || kind == RUN_SANITIZER_CHECK) && rubric_case_sanitizer(one, &tool)) {
         run->sanitizer = tool;
-        run->sanitizer_errors = -1; /* until its log says otherwise */
+        run->sanitizer_errors = -1; /* until its exit status says otherwise */
         argv[argc++] = (char *)grading->setup->sanitizer;
         argv[argc++] = "--tool";
         argv[argc++] = (char *)tool;
+        /* The verdict is this exit status, never a line of the log: a file name in it is the
+         * submission's to choose. */
+        argv[argc++] = "--error-exitcode";
+        argv[argc++] = SANITIZER_EXIT_FOUND_TEXT;
         argv[argc++] = "--log-file";
         argv[argc++] = log_path;
         /* Memory errors and races only: a CUDA call the harness expects to fail is no finding. */
@@ -410,8 +441,7 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
     argv[argc] = NULL;
 
     process_result result;
-    process_run_capped(argv, grading->scratch, stdout_path, stderr_path, run->time_limit_s,
-                       OUTPUT_CAP_BYTES, GRADING_FILE_LIMIT_BYTES, &result);
+    run_in_scratch(grading, argv, stdout_path, stderr_path, run->time_limit_s, &result);
     run->timed_out = result.timed_out;
     run->signal = result.signal;
     run->exit_status = result.exit_status;
@@ -434,7 +464,7 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
         run->report = rd_parse(json, "the report", error, sizeof error);
         free(json);
     }
-    if (tool != NULL && result.started) {
+    if (tool != NULL && result.started && !result.timed_out && result.signal == 0) {
         read_sanitizer_log(log_path, run);
         student_words_in_place(grading, run->sanitizer_log, sizeof run->sanitizer_log);
     }
@@ -444,6 +474,46 @@ static void free_run(lab_run *run)
 {
     cJSON_Delete(run->report);
     run->report = NULL;
+}
+
+/* Whether compute-sanitizer's tool can give a verdict on this host: "not supported" is known
+ * only from the tool's own status on the lab program's own kernels (the instructor's solution,
+ * or in a student pack the student version, which has no kernel that could err), run with the
+ * first case of the tool: it must run the program to its end (exit status 0 or 1, the program's
+ * own) and find nothing. Checked once per tool in a grader's process; nothing a submission
+ * does reaches it. */
+typedef struct {
+    const char *tool;
+    int usable;
+    char reason[1024];
+} sanitizer_check;
+
+static sanitizer_check sanitizer_checks[3]; /* one per tool: memcheck, racecheck, synccheck */
+static int sanitizer_check_count;
+
+static const sanitizer_check *sanitizer_usable(session *grading, const grading_case *one,
+                                               const char *tool)
+{
+    for (int i = 0; i < sanitizer_check_count; i++)
+        if (strcmp(sanitizer_checks[i].tool, tool) == 0)
+            return &sanitizer_checks[i];
+    lab_run own;
+    run_lab(grading, one, RUN_SANITIZER_CHECK, &own);
+    const int size = (int)(sizeof sanitizer_checks / sizeof sanitizer_checks[0]);
+    sanitizer_check *check = &sanitizer_checks[sanitizer_check_count < size ? sanitizer_check_count++
+                                                                            : size - 1];
+    check->tool = tool;
+    check->usable = !own.timed_out && own.signal == 0 && own.sanitizer_errors == 0 &&
+                    (own.exit_status == LAB_EXIT_OK || own.exit_status == LAB_EXIT_INCORRECT);
+    char line[512];
+    text_last_line(own.sanitizer_log[0] != '\0' ? own.sanitizer_log : own.stderr_tail, line,
+                   sizeof line);
+    snprintf(check->reason, sizeof check->reason,
+             "it cannot check the lab program's own kernels here (%s; exit status %d%s%s)",
+             own.timed_out ? "time limit" : own.signal != 0 ? "killed by a signal" : "ran",
+             own.exit_status, line[0] != '\0' ? ": " : "", line);
+    cJSON_Delete(own.report);
+    return check;
 }
 
 /* The first "not graded" line of a case's output, without the words: the reason. */
@@ -484,6 +554,15 @@ static void grade_cases(session *grading, grade_result *result)
         run_lab(grading, rubric_case, RUN_SUBMISSION, &submission);
         int no_device = !submission.timed_out && submission.signal == 0 &&
                         submission.exit_status == LAB_EXIT_NO_DEVICE;
+        if (!no_device && submission.sanitizer != NULL && submission.sanitizer_errors >= 0) {
+            const sanitizer_check *check = sanitizer_usable(grading, rubric_case,
+                                                            submission.sanitizer);
+            if (!check->usable) {
+                submission.sanitizer_errors = -1;
+                snprintf(submission.sanitizer_log, sizeof submission.sanitizer_log, "%s",
+                         check->reason);
+            }
+        }
         if (!no_device && rubric_case_needs_reference(rubric_case) && setup->have_reference)
             run_lab(grading, rubric_case, RUN_REFERENCE, &reference);
         gpu_lock_release(&lock);
@@ -581,6 +660,8 @@ void grading_grade(const grading_setup *setup, const char *path, const char *who
                      "the grader could not make its scratch directory in %.900s (%s)", temporary,
                      strerror(errno));
         grading.scratch[0] = '\0';
+    } else if (make_temporary(&grading, error, sizeof error) != 0) {
+        cannot_grade(result, "no scratch directory", "%s", error);
     } else if (copy_submission(path, &grading, error, sizeof error) != 0) {
         cannot_grade(result, "the submission could not be copied", "%s", error);
     }

@@ -4,7 +4,8 @@
  * or synccheck case): it copies the file to a scratch directory, has the program compile it once
  * (PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin), then runs each rubric case
  * as a process of its own with the case's time limit, holding the GPU lock (gpu_lock.h) around
- * the case's runs. A crash, a hang or a refusal of the submission ends in its result, never in
+ * the case's runs. Every one runs with TMPDIR inside the scratch directory, which is removed
+ * at the end: what a run killed at its limit leaves (a compile's temporaries) goes with it. A crash, a hang or a refusal of the submission ends in its result, never in
  * the caller. tools/grade/README.md says what each step refuses and why.
  */
 #ifndef MEMLAB_GRADING_H
@@ -20,6 +21,9 @@
 #define GRADING_SUBMISSION_MAX_BYTES (256 * 1024)
 /* No file a run writes (a report, a compiler's output, nvcc's temporaries) grows past this. */
 #define GRADING_FILE_LIMIT_BYTES (1024LL * 1024 * 1024)
+/* Beside the fatbin, the file the lab program writes when its judge refuses the submission
+ * (ML_KERNELS_REFUSED_SUFFIX, common/kernels.h): a refusal and a compile error exit alike. */
+#define GRADING_REFUSED_SUFFIX ".refused"
 
 typedef struct {
     const char *root;                   /* the tree: labs/NN_LAB/ */
