@@ -17,8 +17,9 @@
  * Bandwidth variants (GB/s, every SM busy): shared, l1, l2, dram, constant broadcast.
  *
  * A chain visits its links in a random order (a single cycle, Sattolo's shuffle from --seed), so
- * no prefetcher can guess the next address. The CPU knows where the chain ends after any number
- * of loads; the kernel must end there.
+ * no prefetcher can guess the next address. Every launch starts it at a new place drawn from
+ * its seed; the CPU knows where the chain ends after any number of loads, and the kernel must
+ * end there.
  *
  * Build:  ./memlab run hierarchy_map --help      (or: make -f Makefile.labs hierarchy_map)
  * Try:    hierarchy_map --variant all
@@ -197,7 +198,12 @@ typedef struct {
     unsigned *next;             /* the chain: next[j] is the index of the link after j */
     unsigned start;             /* the first link's index */
     unsigned *starts;           /* chase_constant: each lane's first link */
+    uint32_t *order;            /* host: the links in the order the chain visits them */
+    uint64_t links, per_link;   /* the chain's links, and words a link */
+    uint64_t loads;             /* the loads a lane makes, warm and timed */
+    unsigned ends[32];          /* where each lane's chase ends, for the inputs fill_inputs made */
     float *x;                   /* fma_chain's starting value */
+    float fma_end;              /* where the FMA chain ends from it, on the CPU */
     float4 *in;                 /* the bandwidth kernels' input */
     size_t vectors;             /* float4s a bandwidth kernel reads a round */
     unsigned rounds;
@@ -559,7 +565,7 @@ static uint32_t chain_end(const uint32_t *order, uint64_t links, uint64_t first,
     return (uint32_t)(order[(first + loads) % links] * words_per_link);
 }
 
-/* The chase's one output: the index the chain ends at, counted exactly. */
+/* The chase's output: the index each lane's chain ends at, counted exactly. */
 static void expect_ends(ml_problem *problem, size_t count)
 {
     problem->output = (float *)ml_device_alloc(count * sizeof(uint32_t));
@@ -568,6 +574,16 @@ static void expect_ends(ml_problem *problem, size_t count)
     problem->reference_counts = (uint32_t *)ml_host_alloc(count * sizeof(uint32_t));
     problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
     problem->timed_operations = (double)problem->param[PARAM_LOADS];
+}
+
+/* A chain made from --seed, kept for fill_inputs: its order, and the loads each lane makes. */
+static void keep_chain(lab_state *state, uint32_t *order, uint64_t links, uint64_t per_link,
+                       uint64_t loads)
+{
+    state->order = order;
+    state->links = links;
+    state->per_link = per_link;
+    state->loads = loads;
 }
 
 static void setup_global_chase(ml_problem *problem, lab_state *state)
@@ -580,12 +596,10 @@ static void setup_global_chase(ml_problem *problem, lab_state *state)
     state->next = (unsigned *)ml_device_alloc(bytes);
     ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * per_link * 4, cudaMemcpyHostToDevice));
     free(next);
-    state->start = order[0] * (unsigned)per_link;
+    keep_chain(state, order, links, per_link,
+               chase_warm_loads(problem->argument, problem->param) +
+                   (uint64_t)problem->param[PARAM_LOADS]);
     expect_ends(problem, 1);
-    uint64_t loads = chase_warm_loads(problem->argument, problem->param) +
-                     (uint64_t)problem->param[PARAM_LOADS];
-    problem->reference_counts[0] = chain_end(order, links, 0, loads, per_link);
-    free(order);
     /* A kernel that asks for no shared memory gets the SM's whole L1. */
     ML_CUDA_CHECK(cudaFuncSetAttribute((const void *)problem->kernel,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
@@ -600,14 +614,10 @@ static void setup_word_chase(ml_problem *problem, lab_state *state, uint64_t lin
     state->next = (unsigned *)ml_device_alloc(links * 4);
     ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * 4, cudaMemcpyHostToDevice));
     free(next);
-    state->start = order[0];
+    keep_chain(state, order, links, 1, warm_loads + (uint64_t)problem->param[PARAM_LOADS]);
     expect_ends(problem, 1);
-    problem->reference_counts[0] =
-        chain_end(order, links, 0, warm_loads + (uint64_t)problem->param[PARAM_LOADS], 1);
-    free(order);
 }
 
-/* A divergent warp's lane l starts 8 l links into the lap. */
 static void setup_constant_chase(ml_problem *problem, lab_state *state)
 {
     long long kind = problem->argument;
@@ -617,113 +627,227 @@ static void setup_constant_chase(ml_problem *problem, lab_state *state)
     unsigned *next = chain_words(order, links, per_link);
     ml_copy_to_symbol("constant_chain", next, links * per_link * 4);
     free(next);
+    keep_chain(state, order, links, per_link, links + (uint64_t)problem->param[PARAM_LOADS]);
+    state->starts = (unsigned *)ml_device_alloc(32 * sizeof(unsigned));
     expect_ends(problem, 32);
-    unsigned starts[32];
-    for (uint64_t lane = 0; lane < 32; lane++) {
-        uint64_t first = kind == CONSTANT_DIVERGENT ? 8 * lane : 0;
-        starts[lane] = (unsigned)(order[first] * per_link);
-        problem->reference_counts[lane] = chain_end(
-            order, links, first, links + (uint64_t)problem->param[PARAM_LOADS], per_link);
-    }
-    free(order);
-    state->starts = (unsigned *)ml_device_alloc(sizeof starts);
-    ML_CUDA_CHECK(cudaMemcpy(state->starts, starts, sizeof starts, cudaMemcpyHostToDevice));
 }
 
-/* The FMA chain from a random start, on the CPU in the same order: fmaf rounds once, as the
- * GPU's FFMA does. */
+/* A chain is made once, from --seed: remaking one of hundreds of MiB for every launch would take
+ * longer than the launches. Each fill starts it at a new place in its lap instead, drawn from
+ * the seed (a stream of its own, apart from the shuffle's), so where it ends is new too and
+ * known at once: order[(place + loads) % links]. A divergent warp's lane l starts 8 l links
+ * further (32 places, all different); the others' lanes start alike. */
+static void fill_chain_starts(ml_problem *problem, lab_state *state)
+{
+    uint64_t random = ~problem->seed;
+    uint64_t first = next_random(&random) % state->links;
+    unsigned starts[32];
+    for (size_t lane = 0; lane < problem->output_count; lane++) {
+        uint64_t place = (first + (problem->argument == CONSTANT_DIVERGENT ? 8 * lane : 0)) %
+                         state->links;
+        starts[lane] = (unsigned)(state->order[place] * state->per_link);
+        state->ends[lane] = chain_end(state->order, state->links, place, state->loads,
+                                      state->per_link);
+    }
+    /* chase_constant reads its starts from memory; the other chases take theirs as an argument. */
+    if (state->starts != NULL)
+        ML_CUDA_CHECK(cudaMemcpy(state->starts, starts, problem->output_count * sizeof(unsigned),
+                                 cudaMemcpyHostToDevice));
+    else
+        state->start = starts[0];
+}
+
 static void setup_register_chain(ml_problem *problem, lab_state *state)
 {
     state->x = (float *)ml_device_alloc(sizeof(float));
-    ml_fill_random(state->x, 1, problem->seed);
-    float a = ml_random_value(problem->seed, 0);
-    for (long long i = 0; i < problem->param[PARAM_LOADS]; i++)
-        a = fmaf(a, 0.9999f, 0.0001f);
     problem->output = (float *)ml_device_alloc(sizeof(float));
     problem->output_count = 1;
     problem->reference = (float *)ml_host_alloc(sizeof(float));
-    problem->reference[0] = a;
     problem->tolerance = 0;
     problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
     problem->timed_operations = (double)problem->param[PARAM_LOADS];
 }
 
-/* Input values are whole numbers 0 .. 7, so every sum a thread makes is exact in float whatever
- * the order: the reference is compared exactly. */
-static float small_whole_number(uint64_t seed, uint64_t index)
+/* The FMA chain from a random start, on the CPU in the same order: fmaf rounds once, as the
+ * GPU's FFMA does. */
+static void fill_register_chain(ml_problem *problem, lab_state *state)
 {
-    return floorf(4.0f * (ml_random_value(seed, index) + 1.0f));
+    ml_fill_random(state->x, 1, problem->seed);
+    float a = ml_random_value(problem->seed, 0);
+    for (long long i = 0; i < problem->param[PARAM_LOADS]; i++)
+        a = fmaf(a, 0.9999f, 0.0001f);
+    state->fma_end = a;
 }
 
-/* Each thread's sum, on the CPU, from the float4s' totals (value[k] = x + y + z + w of float4
- * k) as the kernels read them: see kernels.cu. */
-static void bandwidth_reference(long long kind, const bandwidth_run *run, const double *value,
-                                unsigned blocks, float *sums)
+/* Input values are whole numbers 0 .. 7, so every sum a thread makes is exact in float whatever
+ * the order: the reference is compared exactly. A random value in [-1, 1) (2^-23 apart) gives
+ * one exactly, on the CPU and the GPU alike. */
+static __host__ __device__ float whole_number(float random)
 {
-    size_t threads = (size_t)blocks * BANDWIDTH_THREADS;
-    if (kind == BANDWIDTH_CONSTANT) {
-        double sum = 0;
-        for (unsigned round = 0; round < run->rounds; round++)
-            sum += value[round % CONSTANT_BANDWIDTH_VECTORS];
-        for (size_t t = 0; t < threads; t++)
-            sums[t] = (float)sum;
+    return floorf(4.0f * (random + 1.0f));
+}
+
+static __global__ void fill_whole_numbers(float *values, size_t count, uint64_t seed)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count; i += stride)
+        values[i] = whole_number(ml_random_value(seed, i));
+}
+
+/* The total x + y + z + w of float4 k of the inputs of the seed. */
+static double vector_total(uint64_t seed, size_t k)
+{
+    double total = 0;
+    for (size_t c = 0; c < 4; c++)
+        total += whole_number(ml_random_value(seed, 4 * k + c));
+    return total;
+}
+
+static uint64_t greatest_common_divisor(uint64_t a, uint64_t b)
+{
+    while (b != 0) {
+        uint64_t r = a % b;
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* Thread t's sum, as the kernels make it (see kernels.cu), from the float4s' totals: the table
+ * of all of them, or, where totals is NULL, each recomputed from the seed. Each round the
+ * thread reads the float4s k = t, t + stride, ... moved on by 32 a round (read_constant: float4
+ * 0, moved on by 1), wrapped at the end; the rounds repeat after vectors / gcd(move, vectors) of
+ * them, so one period's sums count for every whole period and the rest are added once. */
+static double thread_sum(long long kind, const bandwidth_run *run, const double *totals,
+                         uint64_t seed, size_t t, size_t stride)
+{
+    uint64_t move = kind == BANDWIDTH_CONSTANT ? 1 : 32;
+    uint64_t period = run->vectors / greatest_common_divisor(move, run->vectors);
+    uint64_t rounds = run->rounds < period ? run->rounds : period, rest = run->rounds % period;
+    double lap = 0, sum = 0;
+    for (uint64_t round = 0; round < rounds; round++) {
+        double got = 0;
+        for (size_t k = t; k < run->vectors; k += stride) {
+            size_t index = (k + move * round) % run->vectors;
+            got += totals != NULL ? totals[index] : vector_total(seed, index);
+        }
+        lap += got;
+        if (round < rest)
+            sum += got;
+    }
+    return sum + (double)(run->rounds / period) * lap;
+}
+
+/* The sums of the threads at `count` positions (NULL: threads 0 .. count - 1). read_constant's
+ * threads all make one sum, and read_shared's and read_region's repeat every block: those are
+ * made once each; read_grid_l2's thread by thread. */
+static void bandwidth_sums(const ml_problem *problem, const double *totals,
+                           const size_t *position, size_t count, float *sums)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    long long kind = problem->argument;
+    bandwidth_run run = {state->vectors, state->rounds};
+    size_t threads = (size_t)state->blocks * BANDWIDTH_THREADS;
+    size_t groups = kind == BANDWIDTH_CONSTANT                          ? 1
+                    : kind == BANDWIDTH_SHARED || kind == BANDWIDTH_L1 ? BANDWIDTH_THREADS
+                                                                        : threads;
+    size_t stride = kind == BANDWIDTH_CONSTANT ? run.vectors : groups;
+    if (groups <= BANDWIDTH_THREADS) {
+        double group_sum[BANDWIDTH_THREADS];
+#pragma omp parallel for
+        for (size_t g = 0; g < groups; g++)
+            group_sum[g] = thread_sum(kind, &run, totals, problem->seed, g, stride);
+        for (size_t k = 0; k < count; k++)
+            sums[k] = (float)group_sum[(position != NULL ? position[k] : k) % groups];
         return;
     }
-    /* read_shared and read_region: every block reads its buffer alike, so the first block's
-     * sums stand for all. */
-    int per_block = kind == BANDWIDTH_SHARED || kind == BANDWIDTH_L1;
-    size_t stride = per_block ? BANDWIDTH_THREADS : threads;
 #pragma omp parallel for
-    for (size_t t = 0; t < stride; t++) {
-        double sum = 0;
-        for (unsigned round = 0; round < run->rounds; round++)
-            for (size_t k = t; k < run->vectors; k += stride)
-                sum += value[(k + 32 * (size_t)round) % run->vectors];
-        sums[t] = (float)sum;
-    }
-    for (size_t t = stride; t < threads; t++)
-        sums[t] = sums[t % stride];
+    for (size_t k = 0; k < count; k++)
+        sums[k] = (float)thread_sum(kind, &run, totals, problem->seed,
+                                    position != NULL ? position[k] : k, stride);
 }
 
 static void setup_bandwidth(ml_problem *problem, lab_state *state)
 {
-    long long kind = problem->argument;
-    bandwidth_run run = bandwidth_size(kind);
+    bandwidth_run run = bandwidth_size(problem->argument);
     state->vectors = run.vectors;
     state->rounds = run.rounds;
     state->blocks = bandwidth_blocks();
-    size_t floats = run.vectors * 4;
-    float *values = (float *)ml_host_alloc(floats * sizeof(float));
-    double *totals = (double *)ml_host_alloc(run.vectors * sizeof(double));
-#pragma omp parallel for
-    for (size_t k = 0; k < run.vectors; k++) {
-        totals[k] = 0;
-        for (size_t c = 0; c < 4; c++) {
-            values[4 * k + c] = small_whole_number(problem->seed, 4 * k + c);
-            totals[k] += values[4 * k + c];
-        }
-    }
-    if (kind == BANDWIDTH_CONSTANT) {
-        ml_copy_to_symbol("constant_vectors", values, floats * sizeof(float));
-    } else {
-        state->in = (float4 *)ml_device_alloc(floats * sizeof(float));
-        ML_CUDA_CHECK(cudaMemcpy(state->in, values, floats * sizeof(float), cudaMemcpyHostToDevice));
-    }
-    free(values);
+    if (problem->argument != BANDWIDTH_CONSTANT)
+        state->in = (float4 *)ml_device_alloc(run.vectors * sizeof(float4));
     size_t threads = (size_t)state->blocks * BANDWIDTH_THREADS;
     problem->output = (float *)ml_device_alloc(threads * sizeof(float));
     problem->output_count = threads;
     problem->reference = (float *)ml_host_alloc(threads * sizeof(float));
-    bandwidth_reference(kind, &run, totals, state->blocks, problem->reference);
-    free(totals);
     problem->tolerance = 0;
-    problem->bytes = bandwidth_bytes(kind);
+    problem->bytes = bandwidth_bytes(problem->argument);
+}
+
+/* The whole output's reference for the checked launch, from a table of every float4's total
+ * (each is read by many threads). */
+static void bandwidth_reference(ml_problem *problem)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    double *totals = (double *)ml_host_alloc(state->vectors * sizeof(double));
+#pragma omp parallel for
+    for (size_t k = 0; k < state->vectors; k++)
+        totals[k] = vector_total(problem->seed, k);
+    bandwidth_sums(problem, totals, NULL, problem->output_count, problem->reference);
+    free(totals);
+}
+
+/* The inputs of the seed: whole numbers made on the GPU (read_constant's 4 KiB on the CPU). */
+static void fill_bandwidth(ml_problem *problem, lab_state *state)
+{
+    size_t floats = state->vectors * 4;
+    if (problem->argument == BANDWIDTH_CONSTANT) {
+        float values[CONSTANT_BANDWIDTH_VECTORS * 4];
+        for (size_t i = 0; i < floats; i++)
+            values[i] = whole_number(ml_random_value(problem->seed, i));
+        ml_copy_to_symbol("constant_vectors", values, sizeof values);
+        return;
+    }
+    unsigned blocks = ml_blocks_for(floats, 256);
+    fill_whole_numbers<<<blocks < 65536 ? blocks : 65536, 256>>>((float *)state->in, floats,
+                                                                  problem->seed);
+    ML_LAUNCH_CHECK();
+}
+
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    if (problem->argument == REGISTER_CHAIN)
+        fill_register_chain(problem, state);
+    else if (is_bandwidth(problem->argument))
+        fill_bandwidth(problem, state);
+    else
+        fill_chain_starts(problem, state);
+}
+
+/* What fill_inputs kept (a chain's ends, the FMA chain's), or the bandwidth sums at those
+ * threads. */
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    if (is_bandwidth(problem->argument)) {
+        bandwidth_sums(problem, NULL, position, count, (float *)values);
+        return;
+    }
+    for (size_t k = 0; k < count; k++) {
+        if (problem->argument == REGISTER_CHAIN)
+            ((float *)values)[k] = state->fma_end;
+        else
+            ((uint32_t *)values)[k] = state->ends[position[k]];
+    }
 }
 
 static void setup(ml_problem *problem)
 {
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
     memset(state, 0, sizeof *state);
+    problem->state = state;
+    problem->flops = 0;
     long long kind = problem->argument;
     if (is_global_chase(kind))
         setup_global_chase(problem, state);
@@ -737,8 +861,18 @@ static void setup(ml_problem *problem)
         setup_bandwidth(problem, state);
     else
         setup_constant_chase(problem, state);
-    problem->state = state;
-    problem->flops = 0;
+    fill_inputs(problem);
+    if (is_bandwidth(kind)) {
+        bandwidth_reference(problem);
+        return;
+    }
+    /* One output, or a warp's 32: the reference is reference_at's at every one. */
+    size_t position[32];
+    for (size_t k = 0; k < problem->output_count; k++)
+        position[k] = k;
+    reference_at(problem, position, problem->output_count,
+                 kind == REGISTER_CHAIN ? (void *)problem->reference
+                                        : (void *)problem->reference_counts);
 }
 
 static void teardown(ml_problem *problem)
@@ -750,13 +884,24 @@ static void teardown(ml_problem *problem)
     ml_device_free(state->in);
     ml_device_free(problem->output);
     ml_device_free(problem->cycles);
+    free(state->order);
     free(state);
 }
 
 static const ml_lab lab = {
-    "hierarchy_map", "Lab 07: a map of the memory hierarchy, measured on this GPU",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
-    check_params, NULL, &ml_lab_kernels,
+    .program = "hierarchy_map",
+    .title = "Lab 07: a map of the memory hierarchy, measured on this GPU",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .check_params = check_params,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

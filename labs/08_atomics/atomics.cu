@@ -13,8 +13,8 @@
  *
  * The histogram's values are bin numbers made so that the 32 values of each warp (32
  * consecutive values) fall in exactly --distinct bins, after --hot percent of its lanes that all
- * hold bin 0: the contention knobs. They follow from the sizes alone; --seed makes the sums'
- * floats.
+ * hold bin 0: the contention knobs. The seed turns each warp's bins round their 32-byte sectors
+ * (which bins, not how many sectors and lines a warp touches), and makes the sums' floats.
  *
  * Build:  ./memlab run atomics --help         (or: make -f Makefile.labs atomics)
  * Try:    atomics --variant all
@@ -102,21 +102,65 @@ static unsigned hot_lanes(const long long *param)
     return (unsigned)((param[PARAM_HOT] * 32 + 50) / 100);
 }
 
-/* The value of element i: lanes below hot_lanes hold bin 0; the others cycle through distinct
- * bins, step = cold_bins / distinct apart, among the bins other than 0 when some lanes are hot
- * (so the two never meet), from a start that moves 97 bins a warp. Made from the sizes alone
- * (--seed changes the sums' inputs, not these), so that the model can count exactly where each
- * warp's atomics land. */
-static unsigned histogram_value(uint64_t i, const long long *param)
+/* What the values are made from: the sizes (passed by value to the fill kernel). */
+typedef struct {
+    unsigned bins, distinct, hot; /* hot: lanes of a warp holding bin 0 */
+} warp_pattern;
+
+static warp_pattern pattern_of(const long long *param)
 {
-    unsigned lane = (unsigned)(i % 32), hot = hot_lanes(param);
-    if (lane < hot)
+    return (warp_pattern){(unsigned)param[PARAM_BINS], (unsigned)param[PARAM_DISTINCT],
+                          hot_lanes(param)};
+}
+
+/* The pattern's value of element i: lanes below hot hold bin 0; the others cycle through
+ * distinct bins, step = cold_bins / distinct apart, among the bins other than 0 when some lanes
+ * are hot (so the two never meet), from a start that moves 97 bins a warp. From the sizes
+ * alone, so that the model can count where each warp's atomics land. */
+static __host__ __device__ unsigned pattern_value(uint64_t i, warp_pattern pattern)
+{
+    unsigned lane = (unsigned)(i % 32);
+    if (lane < pattern.hot)
         return 0;
-    unsigned first_bin = hot > 0 ? 1 : 0;
-    unsigned cold_bins = (unsigned)param[PARAM_BINS] - first_bin;
-    unsigned distinct = (unsigned)param[PARAM_DISTINCT], step = cold_bins / distinct;
+    unsigned first_bin = pattern.hot > 0 ? 1 : 0;
+    unsigned cold_bins = pattern.bins - first_bin, step = cold_bins / pattern.distinct;
     unsigned start = (unsigned)(i / 32 * 97 % cold_bins);
-    return first_bin + (start + (lane - hot) % distinct * step) % cold_bins;
+    return first_bin + (start + (lane - pattern.hot) % pattern.distinct * step) % cold_bins;
+}
+
+/* How far the seed turns the bins of warp w: 0 .. 7, the top 3 bits of its random value. */
+static __host__ __device__ unsigned warp_turn(uint64_t seed, uint64_t warp)
+{
+    return (unsigned)(4.0f * (ml_random_value(seed, warp) + 1.0f));
+}
+
+/* A bin moved `turn` places round the bins of its 32-byte sector that may move: all but the
+ * hot bin 0, none past the last bin. Two bins share a sector (a line) after the turn exactly
+ * when they did before, so a warp's atomics cost the L2 what the model counts for its pattern,
+ * whatever the turn; which bins gain the counts is what the seed decides. */
+static __host__ __device__ unsigned turned_bin(unsigned bin, unsigned turn, warp_pattern pattern)
+{
+    unsigned low = bin / 8 * 8, high = low + 8 < pattern.bins ? low + 8 : pattern.bins;
+    if (pattern.hot > 0 && low == 0)
+        low = 1;
+    if (bin < low)
+        return bin; /* the hot bin */
+    return low + (bin - low + turn) % (high - low);
+}
+
+/* The value of element i: its pattern value, turned by its warp's turn. */
+static __host__ __device__ unsigned histogram_value(uint64_t i, warp_pattern pattern,
+                                                    uint64_t seed)
+{
+    return turned_bin(pattern_value(i, pattern), warp_turn(seed, i / 32), pattern);
+}
+
+static __global__ void fill_histogram_values(unsigned *values, size_t n, warp_pattern pattern,
+                                             uint64_t seed)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        values[i] = histogram_value(i, pattern, seed);
 }
 
 static const char *check_params(const long long *param)
@@ -132,6 +176,8 @@ static const char *check_params(const long long *param)
 
 typedef struct {
     void *in;                   /* the histogram's values (unsigned) or the floats to add */
+    uint32_t *counts;           /* host: the histogram of the values fill_inputs made */
+    double sum;                 /* the sum of the floats it made */
 } lab_state;
 
 static void launch_histogram(const ml_problem *problem)
@@ -205,7 +251,7 @@ static void add_warp_reds(uint64_t warp, unsigned lanes, const long long *param,
 {
     unsigned bin[32], count = 0;
     for (unsigned lane = 0; lane < lanes; lane++) {
-        unsigned value = histogram_value(warp * 32 + lane, param);
+        unsigned value = pattern_value(warp * 32 + lane, pattern_of(param));
         int seen = 0;
         for (unsigned k = 0; aggregated && k < count; k++)
             seen |= bin[k] == value;
@@ -328,66 +374,116 @@ static double device_bytes(const ml_variant *variant, const long long *param)
                                            : n * sizeof(float) + sizeof(float);
 }
 
-/* The histogram's values, made on the host (each from its index and the sizes) and copied over,
- * counted as they are made: each thread of the loop keeps its own counts, added at the end (an
- * array reduction). */
-static void setup_histogram(ml_problem *problem, lab_state *state)
+/* The values on the GPU, from the seed; their counts on the CPU, from the same function of
+ * (seed, index), while the GPU writes them. A full warp's values are its pattern's bins (a start,
+ * the distinct bins from it and the lanes on each) turned by its turn: the full warps are counted
+ * by (start, turn), each pair's bins added once, times the warps that have it. */
+static void fill_histogram(ml_problem *problem, lab_state *state)
 {
-    const long long *param = problem->param;
-    uint64_t n = (uint64_t)param[PARAM_N];
-    unsigned bins = (unsigned)param[PARAM_BINS];
-    unsigned *values = (unsigned *)ml_host_alloc(n * sizeof(unsigned));
-    uint32_t *counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
-    memset(counts, 0, bins * sizeof(uint32_t));
-#pragma omp parallel for reduction(+ : counts[:bins])
-    for (uint64_t i = 0; i < n; i++) {
-        values[i] = histogram_value(i, param);
-        counts[values[i]]++;
-    }
-    state->in = ml_device_alloc(n * sizeof(unsigned));
-    ML_CUDA_CHECK(cudaMemcpy(state->in, values, n * sizeof(unsigned), cudaMemcpyHostToDevice));
-    free(values);
+    warp_pattern pattern = pattern_of(problem->param);
+    uint64_t n = (uint64_t)problem->param[PARAM_N], full_warps = n / 32;
+    unsigned blocks = ml_blocks_for(n, ATOMICS_THREADS);
+    fill_histogram_values<<<blocks < 65536 ? blocks : 65536, ATOMICS_THREADS>>>(
+        (unsigned *)state->in, n, pattern, problem->seed);
+    ML_LAUNCH_CHECK();
 
-    problem->output = (float *)ml_device_alloc(bins * sizeof(uint32_t));
-    problem->output_count = bins;
-    problem->output_kind = ML_OUTPUT_COUNTED;
-    problem->reference_counts = counts;
-    problem->bytes = (double)n * sizeof(unsigned);
+    uint32_t *counts = state->counts;
+    memset(counts, 0, pattern.bins * sizeof *counts);
+    counts[0] = (uint32_t)(pattern.hot * full_warps);
+    unsigned first_bin = pattern.hot > 0 ? 1 : 0, cold_lanes = 32 - pattern.hot;
+    if (cold_lanes > 0 && full_warps > 0) {
+        unsigned cold_bins = pattern.bins - first_bin, step = cold_bins / pattern.distinct;
+        size_t pairs = (size_t)cold_bins * 8;
+        uint32_t *warps = (uint32_t *)ml_host_alloc(pairs * sizeof *warps);
+        memset(warps, 0, pairs * sizeof *warps);
+#pragma omp parallel for reduction(+ : warps[:pairs])
+        for (uint64_t w = 0; w < full_warps; w++)
+            warps[w * 97 % cold_bins * 8 + warp_turn(problem->seed, w)]++;
+        for (size_t pair = 0; pair < pairs; pair++) {
+            unsigned start = (unsigned)(pair / 8), turn = (unsigned)(pair % 8);
+            if (warps[pair] == 0)
+                continue;
+            for (unsigned k = 0; k < pattern.distinct && k < cold_lanes; k++) {
+                unsigned lanes =
+                    cold_lanes / pattern.distinct + (k < cold_lanes % pattern.distinct);
+                unsigned bin = first_bin + (start + k * step) % cold_bins;
+                counts[turned_bin(bin, turn, pattern)] += warps[pair] * lanes;
+            }
+        }
+        free(warps);
+    }
+    for (uint64_t i = full_warps * 32; i < n; i++)
+        counts[histogram_value(i, pattern, problem->seed)]++;
 }
 
-/* The sum: the floats made on the GPU from the seed, added on the host in double. Any order of
- * float additions rounds; with partial sums of a few sqrt(n) and rounding errors that add like
- * a random walk, 4 n FLT_EPSILON bounds the error with room to spare. A value left out or added
- * twice moves the sum by up to 1, beyond the bound below n = 2^21: the rubric checks sums of 10^6
- * values (a bound of 0.48); larger runs catch only larger errors. */
-static void setup_sum(ml_problem *problem, lab_state *state)
+/* The floats on the GPU from the seed, added on the host in double (from the same seed, while
+ * the GPU writes them). Any order of float additions rounds; with partial sums of a few sqrt(n)
+ * and rounding errors that add like a random walk, 4 n FLT_EPSILON bounds the error with room to
+ * spare. A value left out or added twice moves the sum by up to 1, beyond the bound below
+ * n = 2^21: the rubric checks sums of 10^6 values (a bound of 0.48); larger runs catch only
+ * larger errors. */
+static void fill_sum(ml_problem *problem, lab_state *state)
 {
     uint64_t n = (uint64_t)problem->param[PARAM_N];
-    state->in = ml_device_alloc(n * sizeof(float));
     ml_fill_random((float *)state->in, n, problem->seed);
     double sum = 0;
 #pragma omp parallel for reduction(+ : sum)
     for (uint64_t i = 0; i < n; i++)
         sum += ml_random_value(problem->seed, i);
-    float *reference = (float *)ml_host_alloc(sizeof(float));
-    reference[0] = (float)sum;
-    problem->output = (float *)ml_device_alloc(sizeof(float));
-    problem->output_count = 1;
-    problem->output_kind = ML_OUTPUT_SUMMED;
-    problem->reference = reference;
+    state->sum = sum;
     problem->tolerance = 4.0 * (double)n * FLT_EPSILON / fmax(fabs(sum), 1.0);
-    problem->bytes = (double)n * sizeof(float);
+}
+
+static void fill_inputs(ml_problem *problem)
+{
+    lab_state *state = (lab_state *)problem->state;
+    if (is_histogram(problem->argument))
+        fill_histogram(problem, state);
+    else
+        fill_sum(problem, state);
+}
+
+/* The counts or the sum fill_inputs kept. */
+static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                         void *values)
+{
+    const lab_state *state = (const lab_state *)problem->state;
+    for (size_t k = 0; k < count; k++) {
+        if (is_histogram(problem->argument))
+            ((uint32_t *)values)[k] = state->counts[position[k]];
+        else
+            ((float *)values)[k] = (float)state->sum;
+    }
 }
 
 static void setup(ml_problem *problem)
 {
+    uint64_t n = (uint64_t)problem->param[PARAM_N];
     lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    if (is_histogram(problem->argument))
-        setup_histogram(problem, state);
-    else
-        setup_sum(problem, state);
+    memset(state, 0, sizeof *state);
     problem->state = state;
     problem->flops = 0;
+    if (is_histogram(problem->argument)) {
+        unsigned bins = (unsigned)problem->param[PARAM_BINS];
+        state->in = ml_device_alloc(n * sizeof(unsigned));
+        state->counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
+        fill_inputs(problem);
+        problem->output = (float *)ml_device_alloc(bins * sizeof(uint32_t));
+        problem->output_count = bins;
+        problem->output_kind = ML_OUTPUT_COUNTED;
+        problem->reference_counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
+        memcpy(problem->reference_counts, state->counts, bins * sizeof(uint32_t));
+        problem->bytes = (double)n * sizeof(unsigned);
+    } else {
+        state->in = ml_device_alloc(n * sizeof(float));
+        fill_inputs(problem);
+        problem->output = (float *)ml_device_alloc(sizeof(float));
+        problem->output_count = 1;
+        problem->output_kind = ML_OUTPUT_SUMMED;
+        problem->reference = (float *)ml_host_alloc(sizeof(float));
+        problem->reference[0] = (float)state->sum;
+        problem->bytes = (double)n * sizeof(float);
+    }
 }
 
 static void teardown(ml_problem *problem)
@@ -395,13 +491,24 @@ static void teardown(ml_problem *problem)
     lab_state *state = (lab_state *)problem->state;
     ml_device_free(state->in);
     ml_device_free(problem->output);
+    free(state->counts);
     free(state);
 }
 
 static const ml_lab lab = {
-    "atomics", "Lab 08: atomics on global and shared memory, privatization and warp shuffles",
-    params, PARAM_COUNT, variants, VARIANT_COUNT, device_bytes, setup, teardown,
-    check_params, NULL, &ml_lab_kernels,
+    .program = "atomics",
+    .title = "Lab 08: atomics on global and shared memory, privatization and warp shuffles",
+    .params = params,
+    .num_params = PARAM_COUNT,
+    .variants = variants,
+    .num_variants = VARIANT_COUNT,
+    .device_bytes = device_bytes,
+    .setup = setup,
+    .teardown = teardown,
+    .check_params = check_params,
+    .kernels = &ml_lab_kernels,
+    .fill_inputs = fill_inputs,
+    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)
