@@ -61,6 +61,11 @@ outcomes() { # REPORT, PLANT_NAME
   [[ -n $either ]] || grep '^score: ' "$1"
 }
 
+# The text report a batch in OUT wrote for the plant NAME: named by the hash of its file's name.
+report() { # OUT, NAME
+  echo "$1/results/$(printf '%s' "$2.cu" | sha256sum | cut -c1-64).txt"
+}
+
 check_graded() { # REPORT, what it is
   if grep -q 'no usable CUDA device' "$1"; then
     echo "no usable CUDA device: test skipped"
@@ -94,8 +99,8 @@ if [[ $mode == alone ]]; then
   batch "$work/batch" --jobs 2
   finished "$work/batch"
   for name in $names; do
-    check_graded "$work/batch/results/$name.txt" "$name in the batch"
-    diff <(outcomes "$work/$name.alone" "$name") <(outcomes "$work/batch/results/$name.txt" "$name") \
+    check_graded "$(report "$work/batch" "$name")" "$name in the batch"
+    diff <(outcomes "$work/$name.alone" "$name") <(outcomes "$(report "$work/batch" "$name")" "$name") \
       >"$work/$name.diff" || fail "$name: the batch graded it otherwise than alone: $(cat "$work/$name.diff")"
     alone=$(sed -n 's/^score: \([^ ]*\) \/.*/\1/p' "$work/$name.alone")
     echo "$lab $name: $alone alone, $(grep -m 1 "^,,,$name," "$work/batch/scores.csv" | cut -d, -f5) in the batch"
@@ -103,7 +108,7 @@ if [[ $mode == alone ]]; then
 else
   batch "$work/one"
   finished "$work/one"
-  for name in $names; do check_graded "$work/one/results/$name.txt" "$name"; done
+  for name in $names; do check_graded "$(report "$work/one" "$name")" "$name"; done
   batch "$work/first" --jobs 2 &
   first=$!
   batch "$work/second" &
@@ -112,8 +117,8 @@ else
   for out in first second; do
     finished "$work/$out"
     for name in $names; do
-      check_graded "$work/$out/results/$name.txt" "$name ($out grader)"
-      diff <(outcomes "$work/one/results/$name.txt" "$name") <(outcomes "$work/$out/results/$name.txt" "$name") \
+      check_graded "$(report "$work/$out" "$name")" "$name ($out grader)"
+      diff <(outcomes "$(report "$work/one" "$name")" "$name") <(outcomes "$(report "$work/$out" "$name")" "$name") \
         >"$work/$name.diff" || fail "$name: the $out of two graders graded it otherwise than one: $(cat "$work/$name.diff")"
     done
   done

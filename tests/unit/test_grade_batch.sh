@@ -14,6 +14,13 @@
 #     a group, names with a comma and quotes, a folder missing, a folder not listed): names,
 #     SIDs and emails reach both CSV files; the same export as a .zip gives the same scores;
 #     a .zip whose names climb out ("../../") unpacks inside its scratch folder only;
+#   - archives (read by libarchive, no unzip program): a .zip graded where unzip would fail, a
+#     .tar.gz; a zip bomb and a zip of too many entries refused before anything is written; a
+#     symbolic link, __MACOSX and a dot-folder skipped and reported with their reasons;
+#   - names are data: a 250-byte name, two names that differ only in a byte that is not UTF-8,
+#     a dot-folder, a name with a line break, names that a spreadsheet reads as formulas; files
+#     named by the hash of the name (files.csv says which), names escaped in every line, CSV
+#     cells never formulas;
 #   - the GPU lock: two batch graders started together while the test holds the lock both wait
 #     and say for what, compile meanwhile, never overlap a run, and both finish;
 #   - a host that cannot read the counters: not graded, said once at the top, score 0, every
@@ -74,6 +81,9 @@ expect_text() { # FILE, text it must hold
 count_of() { # FILE, text: how many times it is there
   grep -oF -- "$2" "$1" | wc -l
 }
+key() { # a submission's name in its folder (ada.cu, eve, submission_101): its file key
+  printf '%s' "$1" | sha256sum | cut -c1-64
+}
 
 # ---- bad input: one line, exit 2, nothing on stdout, nothing written ----------------------------
 expect_refused() { # description, what the line must say, arguments...
@@ -110,11 +120,29 @@ expect_refused "a folder without a submission" "$work/no_cu holds no submission 
 expect_refused "a .zip that is not one" "$work/notzip.zip is not a zip archive" \
   "${toy[@]}" "$work/notzip.zip" --program "$fake" --out "$out"
 expect_refused "an empty .zip" "$work/empty.zip is empty" "${toy[@]}" "$work/empty.zip" --program "$fake" --out "$out"
-# The grader with no unzip on its PATH (the test's own commands keep theirs).
-printf '#!/bin/sh\nPATH=/nonexistent exec "%s" "$@"\n' "$grade" >"$work/grade-without-unzip"
-chmod +x "$work/grade-without-unzip"
-grade=$work/grade-without-unzip expect_refused "a .zip without unzip" \
-  "unzip is not installed (the Debian package unzip)" "${toy[@]}" "$work/class1.zip" --program "$fake" --out "$out"
+# Limits of an archive, counted before anything is written: 10,001 entries; a zip bomb (two
+# kilobytes of data whose headers declare 1.5 GiB, as a forger writes them).
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for i in range(10001): z.writestr("f%05d.cu" % i, "")' "$work/many.zip" || fail "python3 could not write a zip"
+expect_refused "a .zip of 10,001 entries" "$work/many.zip holds more than 10000 entries, the limit for an archive" \
+  "${toy[@]}" "$work/many.zip" --program "$fake" --out "$out"
+python3 -c 'import struct, sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("ada.cu", "// right\n")
+    z.writestr("bomb1.bin", bytes(1024))
+    z.writestr("bomb2.bin", bytes(1024))
+data = bytearray(open(sys.argv[1], "rb").read())
+for signature, name_at, size_at, header in ((b"PK\x03\x04", 26, 22, 30), (b"PK\x01\x02", 28, 24, 46)):
+    at = data.find(signature)
+    while at >= 0:
+        length = struct.unpack_from("<H", data, at + name_at)[0]
+        if data[at + header:at + header + length].startswith(b"bomb"):
+            struct.pack_into("<I", data, at + size_at, 0x30000000)
+        at = data.find(signature, at + 4)
+open(sys.argv[1], "wb").write(data)' "$work/bomb.zip" || fail "python3 could not write the zip bomb"
+expect_refused "a zip bomb" "$work/bomb.zip declares more than 1 GiB of files, the limit for an archive" \
+  "${toy[@]}" "$work/bomb.zip" --program "$fake" --out "$out"
 expect_refused "an unknown lab" "no lab 'nolab' here" --root "$tree" nolab "$work/class1" --program "$fake" --out "$out"
 expect_refused "an output folder that cannot be made" "cannot make /nonexistent/grades" \
   "${toy[@]}" "$work/class1" --program "$fake" --out /nonexistent/grades
@@ -184,18 +212,24 @@ expect_text "$work/class.out" "no submission    1: gus (its folder holds no kern
 expect_text "$work/class.out" "ignored          1 file, not .cu: README.md"
 expect_text "$work/class.out" "(2 graded before with the same file, rubric and cases: kept)"
 # Each submission alone: the crash and the hang are in their own results.
-expect_text "$grades/results/eve.txt" "case counts: FAIL, 0 / 2 points"
-expect_text "$grades/results/eve.txt" "crashed: killed by signal 11"
-expect_text "$grades/results/fay.txt" "ran past the case's time limit (3 s)"
-grep -q '"score":[[:space:]]*6,' "$grades/results/ada.json" || fail "results/ada.json does not score 6"
+# Each submission's files are named by its file key; files.csv says which are whose.
+eve=$(key eve) fay=$(key fay) ada=$(key ada.cu)
+expect_text "$grades/results/$eve.txt" "case counts: FAIL, 0 / 2 points"
+expect_text "$grades/results/$eve.txt" "crashed: killed by signal 11"
+expect_text "$grades/results/$fay.txt" "ran past the case's time limit (3 s)"
+grep -q '"score":[[:space:]]*6,' "$grades/results/$ada.json" || fail "results/$ada.json (ada's) does not score 6"
+expect_line "$grades/files.csv" "Submission ID,Feedback,Results,Report"
+expect_line "$grades/files.csv" "ada,feedback/$ada.txt,results/$ada.json,results/$ada.txt"
+expect_line "$grades/files.csv" "eve,feedback/$eve.txt,results/$eve.json,results/$eve.txt"
+[[ $(wc -l <"$grades/files.csv") -eq 8 ]] || fail "files.csv: $(wc -l <"$grades/files.csv") lines, expected a header and 7 rows"
 # The feedback is what Gradescope shows a student: no hidden case.
-expect_text "$grades/feedback/ada.txt" "score: 6 / 6 (3 of 3 cases passed)"
-expect_text "$grades/feedback/ada.txt" "case counts: PASS, 2 / 2 points"
-expect_text "$grades/feedback/ada.txt" "1 hidden case is counted in the score; its result is not shown."
-grep -q secret "$grades/feedback/ada.txt" && fail "feedback/ada.txt shows the hidden case"
-grep -q secret "$grades/results/ada.txt" || fail "results/ada.txt (the instructor's) lacks the hidden case"
-expect_text "$grades/feedback/cy.txt" "The submission did not compile"
-expect_text "$grades/feedback/gus.txt" "No submission was graded: its folder holds no kernels.cu."
+expect_text "$grades/feedback/$ada.txt" "score: 6 / 6 (3 of 3 cases passed)"
+expect_text "$grades/feedback/$ada.txt" "case counts: PASS, 2 / 2 points"
+expect_text "$grades/feedback/$ada.txt" "1 hidden case is counted in the score; its result is not shown."
+grep -q secret "$grades/feedback/$ada.txt" && fail "feedback/$ada.txt (ada's) shows the hidden case"
+grep -q secret "$grades/results/$ada.txt" || fail "results/$ada.txt (ada's, the instructor's) lacks the hidden case"
+expect_text "$grades/feedback/$(key cy.cu).txt" "The submission did not compile"
+expect_text "$grades/feedback/$(key gus).txt" "No submission was graded: its folder holds no kernels.cu."
 [[ -z $(ls -A "$TMPDIR") ]] || fail "class: scratch left behind: $(ls -A "$TMPDIR")"
 
 # Again: nothing is graded again, and the grader says so; the scores stay.
@@ -276,7 +310,7 @@ expect_line "$canvas" "Ada Lovelace,,1815,ada@example.edu,,6"
 expect_line "$canvas" '"Hopper, Grace ""Amazing""",,1906,grace@example.edu,,0'
 grep -q "Missing Folder" "$canvas" && fail "canvas.csv has a row for a student without a score"
 expect_line "$canvas" "submission_104,,,,,6"
-[[ -f $work/export-grades/feedback/submission_101.txt ]] || fail "export: no feedback/submission_101.txt"
+[[ -f $work/export-grades/feedback/$(key submission_101).txt ]] || fail "export: no feedback for submission_101"
 
 # The same export as a .zip: the same scores; nothing left in the scratch folder.
 (cd "$work/export" && python3 -c 'import os, sys, zipfile
@@ -300,6 +334,88 @@ expect_status climb 0
 [[ ! -e $work/escaped.cu && ! -e $TMPDIR/escaped.cu ]] || fail "a name with ../ was unpacked outside the scratch folder"
 expect_line "$work/climb-grades/scores.csv" ",,,escaped,6,6,passed,1,2,3"
 expect_line "$work/climb-grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
+expect_line "$work/climb.out" "  renamed          ../../escaped.cu (in $work/climb.zip): unpacked as escaped.cu (a name may not begin at '/' or climb out with '..')"
+
+# ---- archives without unzip; names are data ---------------------------------------------------
+# A .zip where the unzip program would fail (one on the PATH that says so): libarchive reads it.
+mkdir -p "$work/no-unzip"
+printf '#!/bin/sh\necho ran >"%s/unzip-ran"\nexit 9\n' "$work" >"$work/no-unzip/unzip"
+chmod +x "$work/no-unzip/unzip"
+PATH=$work/no-unzip:$PATH run no-unzip "${toy[@]}" "$work/class1.zip" --program "$fake" --out "$work/no-unzip-grades"
+expect_status no-unzip 0
+expect_line "$work/no-unzip-grades/scores.csv" ",,,ada,6,6,passed,1,2,3"
+[[ ! -e $work/unzip-ran ]] || fail "no-unzip: the grader ran the unzip program"
+
+# A class of names a grader must take as data.
+names=$work/names
+long=$(printf 'n%.0s' $(seq 250))
+mkdir -p "$names/$long" "$names/.alice" "$names/__MACOSX"
+for name in "$long/kernels" $'a\xff' $'a\xfe' .alice/kernels $'new\nline' '=HYPERLINK("x")' +3003 @x -1; do
+  echo '// right' >"$names/$name.cu"
+done
+echo '// right' >"$names/__MACOSX/._a.cu"
+echo 'junk' >"$names/.DS_Store"
+run names "${toy[@]}" "$names" --program "$fake" --out "$work/names-grades"
+expect_status names 0
+scores=$work/names-grades/scores.csv
+expect_line "$scores" ",,,$long,6,6,passed,1,2,3"
+expect_line "$scores" ',,,a\xff,6,6,passed,1,2,3'
+expect_line "$scores" ',,,a\xfe,6,6,passed,1,2,3'
+expect_line "$scores" ',,,new\u{000a}line,6,6,passed,1,2,3'
+q="'" # a formula's cell: quoted, a single quote first
+expect_line "$scores" ",,,\"${q}=HYPERLINK(\"\"x\"\")\",6,6,passed,1,2,3"
+expect_line "$scores" ",,,\"${q}+3003\",6,6,passed,1,2,3"
+expect_line "$scores" ",,,\"${q}@x\",6,6,passed,1,2,3"
+expect_line "$scores" ",,,\"${q}-1\",6,6,passed,1,2,3"
+[[ $(wc -l <"$scores") -eq 9 ]] || fail "names: scores.csv has $(wc -l <"$scores") lines, expected a header and 8 rows: $(cat "$scores")"
+canvas=$work/names-grades/canvas.csv
+for cell in "\"${q}=HYPERLINK(\"\"x\"\")\"" "\"${q}+3003\"" "\"${q}@x\"" "\"${q}-1\"" 'a\xff' 'new\u{000a}line'; do
+  expect_line "$canvas" "$cell,,,,,6"
+done
+grep -q '^[=+@-]' "$scores" "$canvas" && fail "names: a CSV cell begins with a formula: $(grep '^[=+@-]' "$scores" "$canvas")"
+# Each by the hash of its name: the 250-byte name and the bytes that are not UTF-8 too.
+for name in "$long" $'a\xff.cu' $'a\xfe.cu' $'new\nline.cu' '=HYPERLINK("x").cu'; do
+  [[ -f $work/names-grades/results/$(key "$name").record ]] || fail "names: no record for $(printf '%q' "$name")"
+done
+expect_line "$work/names-grades/files.csv" "a\xff,feedback/$(key $'a\xff.cu').txt,results/$(key $'a\xff.cu').json,results/$(key $'a\xff.cu').txt"
+expect_text "$work/names-grades/feedback/$(key $'new\nline.cu').txt" "new\u{000a}line"
+# What was left out, each with its reason; no line is broken by a name.
+expect_line "$work/names.out" "  skipped          .DS_Store: a hidden name (it starts with a dot), no submission: rename it to grade it"
+expect_line "$work/names.out" "  skipped          .alice: a hidden name (it starts with a dot), no submission: rename it to grade it"
+expect_line "$work/names.out" "  skipped          __MACOSX: the Finder's metadata folder of a zip, no submission"
+expect_text "$work/names.out" "passed           8: "
+expect_text "$work/names.out" ", new\u{000a}line"
+grep -q '^line' "$work/names.out" "$work/names.err" && fail "names: a name broke a line: $(grep '^line' "$work/names.out" "$work/names.err")"
+# Graded once: the next run keeps every one (a long name is not graded again every run).
+run names-again "${toy[@]}" "$names" --program "$fake" --out "$work/names-grades"
+expect_status names-again 0
+[[ $(count_of "$work/names-again.err" "not graded again") -eq 8 ]] ||
+  fail "names again: $(count_of "$work/names-again.err" "not graded again") of 8 kept"
+
+# As a .zip with a symbolic link, and as a .tar.gz: the same scores (the names that are UTF-8;
+# Python writes no other into a zip); each entry left out said with its reason.
+python3 -c 'import sys, zipfile
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    for name in ("ada.cu", "=HYPERLINK(\"x\").cu", "new\nline.cu", "ben/kernels.cu", "__MACOSX/._ada.cu"):
+        z.writestr(name, "// right\n")
+    link = zipfile.ZipInfo("passwd.cu")
+    link.external_attr = 0o120777 << 16
+    z.writestr(link, "/etc/passwd")' "$work/odd.zip" || fail "python3 could not write a zip"
+run odd "${toy[@]}" "$work/odd.zip" --program "$fake" --out "$work/odd-grades"
+expect_status odd 0
+expect_line "$work/odd.out" "  skipped          passwd.cu (in $work/odd.zip): a symbolic link (links are never followed or made)"
+expect_line "$work/odd.out" "  skipped          __MACOSX: the Finder's metadata folder of a zip, no submission"
+expect_line "$work/odd-grades/scores.csv" ",,,\"${q}=HYPERLINK(\"\"x\"\")\",6,6,passed,1,2,3"
+expect_line "$work/odd-grades/scores.csv" ',,,new\u{000a}line,6,6,passed,1,2,3'
+grep -q passwd "$work/odd-grades/scores.csv" && fail "odd: the symbolic link was graded"
+python3 -c 'import sys, tarfile
+with tarfile.open(sys.argv[1], "w:gz") as t: t.add(sys.argv[2], arcname="class")' "$work/class.tar.gz" "$class" ||
+  fail "python3 could not write a .tar.gz"
+run targz "${toy[@]}" "$work/class.tar.gz" --program "$fake" --out "$work/targz-grades"
+expect_status targz 1
+expect_line "$work/targz-grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
+expect_line "$work/targz-grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu,,,"
+[[ -z $(ls -A "$TMPDIR") ]] || fail "archives: scratch left behind: $(ls -A "$TMPDIR")"
 
 # ---- the GPU lock ---------------------------------------------------------------------------------
 # The test holds the lock (as a grader would: the file says who) while two batch graders start
@@ -385,12 +501,13 @@ points=$(awk '$1 == "case" { sum += $3 } END { print sum }' "$root/labs/04_coale
 empty_cases=$(printf ',%.0s' $(seq "$cases"))
 for name in alice bob carol; do
   expect_line "$work/gpu-grades/scores.csv" ",,,$name,,$points,not graded: no usable CUDA device$empty_cases"
-  json=$work/gpu-grades/results/$name.json
+  [[ $name == bob ]] && file=$(key bob) || file=$(key "$name.cu")
+  json=$work/gpu-grades/results/$file.json
   [[ $(count_of "$json" "the grading host has no usable CUDA device") -eq 1 ]] ||
     fail "coalescing: results/$name.json gives the reason $(count_of "$json" "the grading host has no usable CUDA device") times, expected once"
   [[ $(count_of "$json" "not graded: no usable CUDA device (see the top)") -eq $cases ]] ||
     fail "coalescing: not every case of results/$name.json is marked not graded"
-  expect_text "$work/gpu-grades/feedback/$name.txt" "NOT GRADED: the grading host has no usable CUDA device"
+  expect_text "$work/gpu-grades/feedback/$file.txt" "NOT GRADED: the grading host has no usable CUDA device"
 done
 expect_text "$work/coalescing.out" "not graded       3: alice (no usable CUDA device); bob (no usable CUDA device); carol (no usable CUDA device)"
 

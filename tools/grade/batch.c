@@ -1,10 +1,12 @@
 /* batch.c: grading a whole class (see batch.h).
  *
  *   1. refuse bad input before anything is written: SUBMISSIONS missing, empty or holding no
- *      submission, a .zip that is not one (or no unzip to open it), a submission_metadata.yml
- *      that does not read, an output folder that cannot be written;
+ *      submission, an archive that is not one or is over a limit (unpack.h), a
+ *      submission_metadata.yml that does not read, an output folder that cannot be written;
  *   2. find the submissions: each NAME.cu, and each NAME/ folder's kernels.cu (or its only .cu);
- *      in Gradescope's export, each folder's students come from submission_metadata.yml;
+ *      in Gradescope's export, each folder's students come from submission_metadata.yml.
+ *      Names are data: a submission's files are named by its file key (a hash of its name),
+ *      its name is escaped wherever a line shows it, and every entry left out is reported;
  *   3. for each, the key: SHA-256 of the batch's settings, the rubric, the --cases files and the
  *      submission. One whose record holds that key and a grade is kept as it is;
  *   4. grade the others, up to --jobs at a time, each in a process of its own running the
@@ -30,17 +32,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "process.h"
 #include "results.h"
 #include "roster.h"
 #include "sha256.h"
 #include "text.h"
+#include "unpack.h"
 
 enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 };
 
 #define METADATA_NAME "submission_metadata.yml"
-#define ID_SIZE 256
-#define UNZIP_TIME_LIMIT_S 600
+#define ID_SIZE 256             /* a name in a folder: NAME_MAX bytes and the NUL */
+#define SHOWN_SIZE (4 * ID_SIZE + 16) /* escaped, each byte at most 4 ("\xff"), and "-N" */
 #define NAMES_LISTED 8          /* the summary names this many submissions of each kind */
 
 /* What became of one case of a submission. */
@@ -64,7 +66,9 @@ static const char *const done_words[DONE_KINDS] = {
 };
 
 typedef struct {
-    char id[ID_SIZE];           /* "alice", "submission_409194023": names its files */
+    char id[ID_SIZE];           /* "alice", "submission_409194023": the name, as bytes */
+    char shown[SHOWN_SIZE];     /* the id as lines show it (text_escape) */
+    char file_key[SHA256_HEX_SIZE]; /* SHA-256 of its name in the folder: names its files */
     char path[GRADING_PATH_SIZE]; /* the kernels .cu to grade; "" when there is none */
     char problem[512];          /* why there is none */
     const roster_submission *students; /* from Gradescope's export, else NULL */
@@ -91,6 +95,7 @@ typedef struct {
     char out_resolved[PATH_MAX];    /* the output folder, absolute */
     char ignored[512];          /* files that are no submission, named */
     int ignored_count;
+    text_buffer skipped;        /* the summary's lines of entries left out or renamed */
     int write_failed;           /* a file of the output could not be written */
     struct timespec start;
 } batch;
@@ -137,7 +142,7 @@ int batch_is_batch(const char *path)
     struct stat status;
     if (stat(path, &status) != 0)
         return 0;
-    return S_ISDIR(status.st_mode) || (S_ISREG(status.st_mode) && ends_with(path, ".zip"));
+    return S_ISDIR(status.st_mode) || (S_ISREG(status.st_mode) && unpack_is_archive(path));
 }
 
 static double seconds_since(const struct timespec *start)
@@ -159,16 +164,47 @@ static void clock_text(double seconds, char *text, size_t size)
 
 /* ---- finding the submissions ------------------------------------------------------------------ */
 
-/* Entries a listing skips: hidden ones and the Finder's __MACOSX folders of a zip. */
-static int visible_entry(const struct dirent *listed)
+/* A line of the summary: an entry left out, or renamed, and why. */
+static void note_skipped(batch *state, const char *kind, const char *name, const char *why)
 {
-    return listed->d_name[0] != '.' && strcmp(listed->d_name, "__MACOSX") != 0;
+    text_append(&state->skipped, "  %-16s ", kind);
+    text_append_escaped(&state->skipped, name);
+    text_append(&state->skipped, ": %s\n", why);
 }
 
-/* The visible entries of a folder, in name order; -1 when it cannot be read. */
-static int list_folder(const char *path, struct dirent ***names)
+static int real_entry(const struct dirent *listed)
 {
-    return scandir(path, names, visible_entry, alphasort);
+    return strcmp(listed->d_name, ".") != 0 && strcmp(listed->d_name, "..") != 0;
+}
+
+/* Why an entry of a class folder is no submission (a hidden name: .git, .DS_Store; the
+ * Finder's __MACOSX folder of a zip), or NULL. */
+static const char *hidden_reason(const char *name)
+{
+    if (strcmp(name, "__MACOSX") == 0)
+        return "the Finder's metadata folder of a zip, no submission";
+    if (name[0] == '.')
+        return "a hidden name (it starts with a dot), no submission: rename it to grade it";
+    return NULL;
+}
+
+/* The visible entries of a folder, in name order; -1 when it cannot be read. With report,
+ * each hidden one is reported as skipped, with its reason. */
+static int list_folder(batch *state, int report, const char *path, struct dirent ***names)
+{
+    int count = scandir(path, names, real_entry, alphasort);
+    int kept = 0;
+    for (int i = 0; i < count; i++) {
+        const char *reason = hidden_reason((*names)[i]->d_name);
+        if (reason == NULL) {
+            (*names)[kept++] = (*names)[i];
+            continue;
+        }
+        if (report)
+            note_skipped(state, "skipped", (*names)[i]->d_name, reason);
+        free((*names)[i]);
+    }
+    return count < 0 ? count : kept;
 }
 
 static void free_listing(struct dirent **names, int count)
@@ -178,7 +214,9 @@ static void free_listing(struct dirent **names, int count)
     free(names);
 }
 
-static entry *add_entry(batch *state, const char *id)
+/* A submission named `name` in its folder ("ada.cu", "ben", "submission_101"): its id is the
+ * name without ".cu". */
+static entry *add_entry(batch *state, const char *name)
 {
     if (state->count == state->capacity) {
         int capacity = state->capacity == 0 ? 64 : 2 * state->capacity;
@@ -190,15 +228,22 @@ static entry *add_entry(batch *state, const char *id)
     }
     entry *added = &state->entries[state->count++];
     memset(added, 0, sizeof *added);
-    /* Named for the files it gets, shown to people: made safe to show. */
-    snprintf(added->id, sizeof added->id, "%s", id);
-    text_sanitize(added->id);
+    size_t length = strlen(name);
+    snprintf(added->id, sizeof added->id, "%.*s",
+             (int)(length - (ends_with(name, ".cu") ? 3 : 0)), name);
+    text_escape(added->id, added->shown, sizeof added->shown);
+    /* The name, never a conversion of it, is the identity: ada.cu and ada/ share an id, and
+     * each its own files. */
+    sha256_context context;
+    sha256_start(&context);
+    sha256_add(&context, name, length);
+    sha256_finish(&context, added->file_key);
     for (int i = 0; i < state->count - 1; i++)
         if (strcmp(state->entries[i].id, added->id) == 0) {
             snprintf(added->problem, sizeof added->problem,
                      "it has the same name as another submission");
-            snprintf(added->id + strlen(added->id), sizeof added->id - strlen(added->id), "-%d",
-                     state->count);
+            size_t used = strlen(added->shown);
+            snprintf(added->shown + used, sizeof added->shown - used, "-%d", state->count);
         }
     return added;
 }
@@ -214,7 +259,7 @@ static void folder_submission(entry *one, const char *folder)
         return;
     }
     struct dirent **names;
-    int count = list_folder(folder, &names);
+    int count = list_folder(NULL, 0, folder, &names);
     if (count < 0) {
         snprintf(one->problem, sizeof one->problem, "its folder cannot be read");
         return;
@@ -272,7 +317,7 @@ static void find_base(batch *state)
         if (is_regular(path))
             return;
         struct dirent **names;
-        int count = list_folder(state->base, &names);
+        int count = list_folder(state, 0, state->base, &names);
         if (count < 0)
             return;
         int descend = 0;
@@ -285,6 +330,10 @@ static void find_base(batch *state)
         free_listing(names, count);
         if (!descend)
             return;
+        /* What is left out here is reported once, now that the listing goes deeper. */
+        count = list_folder(state, 1, state->base, &names);
+        if (count >= 0)
+            free_listing(names, count);
         snprintf(state->base, sizeof state->base, "%s", path);
     }
 }
@@ -292,9 +341,11 @@ static void find_base(batch *state)
 static void note_ignored(batch *state, const char *name)
 {
     size_t used = strlen(state->ignored);
+    char shown[SHOWN_SIZE];
+    text_escape(name, shown, sizeof shown);
     if (state->ignored_count < NAMES_LISTED)
         snprintf(state->ignored + used, sizeof state->ignored - used, "%s%s",
-                 state->ignored_count > 0 ? ", " : "", name);
+                 state->ignored_count > 0 ? ", " : "", shown);
     state->ignored_count++;
 }
 
@@ -309,7 +360,7 @@ static int find_submissions(batch *state)
         return refuse("%s", error);
 
     struct dirent **names;
-    int count = list_folder(state->base, &names);
+    int count = list_folder(state, 1, state->base, &names);
     if (count < 0)
         return refuse("cannot read the folder %s", state->base);
     for (int i = 0; i < count; i++) {
@@ -323,10 +374,7 @@ static int find_submissions(batch *state)
             note_ignored(state, name);
             continue;
         }
-        char id[ID_SIZE];
-        snprintf(id, sizeof id, "%.*s", (int)(strlen(name) - (ends_with(name, ".cu") ? 3 : 0)),
-                 name);
-        entry *one = add_entry(state, id);
+        entry *one = add_entry(state, name);
         one->students = roster_find(&state->students, name);
         if (one->problem[0] != '\0')
             continue;
@@ -365,73 +413,42 @@ static int find_submissions(batch *state)
     return EXIT_PASSED;
 }
 
-/* unzip on the PATH, or "" */
-static void find_unzip(char *path, size_t size)
-{
-    path[0] = '\0';
-    const char *search = getenv("PATH");
-    char *copy = strdup(search != NULL ? search : "");
-    if (copy == NULL)
-        out_of_memory();
-    char *saved = NULL;
-    for (char *folder = strtok_r(copy, ":", &saved); folder != NULL && path[0] == '\0';
-         folder = strtok_r(NULL, ":", &saved)) {
-        char candidate[GRADING_PATH_SIZE];
-        grading_path(candidate, sizeof candidate, "%s/unzip", folder);
-        if (access(candidate, X_OK) == 0)
-            snprintf(path, size, "%s", candidate);
-    }
-    free(copy);
-}
-
-/* A .zip is unpacked with Info-ZIP's unzip (it drops absolute paths and "../" from names) into
- * a scratch folder, its files capped in size like any run's; nothing is written elsewhere. */
+/* An archive is unpacked by libarchive into a scratch folder, once its entries and bytes are
+ * counted against the limits (unpack.h); nothing is written elsewhere. What it skipped or
+ * renamed goes into the summary. */
 static int unpack(batch *state)
 {
-    const char *zip = state->options->submissions;
-    FILE *file = fopen(zip, "rb");
-    unsigned char magic[4] = {0};
-    size_t got = file != NULL ? fread(magic, 1, sizeof magic, file) : 0;
-    if (file != NULL)
-        fclose(file);
-    if (file == NULL)
-        return refuse("cannot read %s", zip);
-    if (got < 4 || magic[0] != 'P' || magic[1] != 'K' ||
-        !((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6)))
-        return refuse("%s is not a zip archive", zip);
-    char unzip[GRADING_PATH_SIZE];
-    find_unzip(unzip, sizeof unzip);
-    if (unzip[0] == '\0')
-        return refuse("%s: unzip is not installed (the Debian package unzip)", zip);
+    const char *archive = state->options->submissions;
+    if (access(archive, R_OK) != 0)
+        return refuse("cannot read %s", archive);
     const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     grading_path(state->unpacked, sizeof state->unpacked, "%s/memlab-batch-XXXXXX", temporary);
     if (mkdtemp(state->unpacked) == NULL) {
         state->unpacked[0] = '\0';
-        return refuse("cannot make a scratch folder in %s to unpack %s", temporary, zip);
+        return refuse("cannot make a scratch folder in %s to unpack %s", temporary, archive);
     }
-    char log[GRADING_PATH_SIZE], into[GRADING_PATH_SIZE];
-    grading_path(log, sizeof log, "%s/unzip.log", state->unpacked);
+    char into[GRADING_PATH_SIZE];
     grading_path(into, sizeof into, "%s/unpacked", state->unpacked);
-    char *argv[] = {unzip, "-q", "-o", (char *)zip, "-d", into, NULL};
-    process_result result;
-    process_run_capped(argv, NULL, log, log, UNZIP_TIME_LIMIT_S, 65536, GRADING_FILE_LIMIT_BYTES,
-                       &result);
-    /* unzip's exit status 1 is a warning (a name it mended); 2 and up, an error. */
-    if (!result.started || result.timed_out || result.signal != 0 || result.exit_status > 1) {
-        char tail[512];
-        process_file_tail(log, tail, sizeof tail);
-        text_sanitize(tail);
-        size_t length = strlen(tail);
-        while (length > 0 && tail[length - 1] == '\n')
-            tail[--length] = '\0';
-        const char *last = strrchr(tail, '\n') != NULL ? strrchr(tail, '\n') + 1 : tail;
-        return refuse("%s could not be unpacked: %s", zip,
-                      result.timed_out ? "unzip ran past its time limit" : last);
+    if (mkdir(into, 0700) != 0)
+        return refuse("cannot make %s: %s", into, strerror(errno));
+    const unpack_limits limits = {UNPACK_MAX_TOTAL_BYTES, GRADING_FILE_LIMIT_BYTES,
+                                  UNPACK_MAX_ENTRIES};
+    unpack_report report = {0};
+    char error[1024];
+    if (unpack_archive(archive, into, &limits, &report, error, sizeof error) != 0) {
+        unpack_report_free(&report);
+        return refuse("%s", error);
     }
-    /* An empty archive unpacks to nothing at all. */
-    if (!is_directory(into))
+    for (int i = 0; i < report.note_count; i++) {
+        const unpack_note *note = &report.notes[i];
+        text_append(&state->skipped, "  %-16s %s (in %s): %s\n",
+                    note->skipped ? "skipped" : "renamed", note->name, archive, note->what);
+    }
+    long entries = report.entries;
+    unpack_report_free(&report);
+    if (entries == 0)
         return refuse("%s is empty: give one NAME.cu or NAME/kernels.cu per student, or "
-                      "Gradescope's export", zip);
+                      "Gradescope's export", archive);
     snprintf(state->base, sizeof state->base, "%s", into);
     return EXIT_PASSED;
 }
@@ -505,7 +522,7 @@ static void compute_key(const batch *state, entry *one)
 static void entry_path(const batch *state, const entry *one, const char *folder,
                        const char *suffix, char *path, size_t size)
 {
-    grading_path(path, size, "%s/%s/%s%s", state->out_resolved, folder, one->id, suffix);
+    grading_path(path, size, "%s/%s/%s%s", state->out_resolved, folder, one->file_key, suffix);
 }
 
 static done_kind done_of(grade_outcome outcome)
@@ -648,7 +665,7 @@ static int read_record(const batch *state, entry *one, char key[SHA256_HEX_SIZE]
 static void grade_in_child(const batch *state, const entry *one)
 {
     grade_result result;
-    grading_grade(state->setup, one->path, one->id, &result);
+    grading_grade(state->setup, one->path, one->shown, &result);
     char json[GRADING_PATH_SIZE], text[GRADING_PATH_SIZE], feedback[GRADING_PATH_SIZE];
     entry_path(state, one, "results", ".json", json, sizeof json);
     entry_path(state, one, "results", ".txt", text, sizeof text);
@@ -669,7 +686,7 @@ static int write_no_submission(const batch *state, const entry *one)
     entry_path(state, one, "feedback", ".txt", path, sizeof path);
     text_buffer buffer = {0};
     text_append(&buffer, "memlab grade: lab %s, submission %s\nNo submission was graded: %s.\n",
-                state->setup->lab, one->id, one->problem);
+                state->setup->lab, one->shown, one->problem);
     return write_document(path, text_take(&buffer));
 }
 
@@ -727,7 +744,7 @@ static void progress(const batch *state, tally *count, const entry *one, const c
         snprintf(left, sizeof left, ", about %s left", remaining);
     }
     fprintf(stderr, "memlab grade: %d/%d %s: %s%s (%s elapsed%s)\n", count->finished, count->total,
-            one->id, prefix, what, elapsed, left);
+            one->shown, prefix, what, elapsed, left);
 }
 
 /* Reads what the grading process of `one` left: its record, or why there is none. */
@@ -828,25 +845,12 @@ static void grade_all(batch *state)
 
 /* ---- the tables ------------------------------------------------------------------------------- */
 
-/* One CSV field: quoted where it holds a comma, a quote, a line break or edge spaces. */
+/* One text cell (text_append_csv_cell: quoted where needed, never a formula). */
 static void csv_field(text_buffer *line, const char *value, int first)
 {
-    char *shown = strdup(value);
-    if (shown == NULL)
-        out_of_memory();
-    text_sanitize(shown);
-    size_t length = strlen(shown);
-    int quote = strpbrk(shown, ",\"\n\r") != NULL ||
-                (length > 0 && (shown[0] == ' ' || shown[length - 1] == ' '));
-    text_append(line, "%s%s", first ? "" : ",", quote ? "\"" : "");
-    for (const char *p = shown; *p != '\0'; p++) {
-        if (*p == '"')
-            text_append(line, "\"\"");
-        else
-            text_append(line, "%c", *p);
-    }
-    text_append(line, "%s", quote ? "\"" : "");
-    free(shown);
+    if (!first)
+        text_append(line, ",");
+    text_append_csv_cell(line, value);
 }
 
 static void csv_number(text_buffer *line, double value)
@@ -930,7 +934,7 @@ static int write_scores(const batch *state)
             csv_field(&table, student->name, 1);
             csv_field(&table, student->sid, 0);
             csv_field(&table, student->email, 0);
-            csv_field(&table, one->id, 0);
+            csv_field(&table, one->shown, 0);
             if (one->scored)
                 csv_number(&table, one->score);
             else
@@ -970,7 +974,7 @@ static int write_canvas(const batch *state)
         const entry *one = &state->entries[i];
         for (int s = 0; one->scored && s < student_count(one); s++) {
             const roster_student *student = student_of(one, s);
-            csv_field(&table, student->name[0] != '\0' ? student->name : one->id, 1);
+            csv_field(&table, student->name[0] != '\0' ? student->name : one->shown, 1);
             text_append(&table, ",");
             csv_field(&table, student->sid, 0);
             csv_field(&table, student->email, 0);
@@ -980,6 +984,23 @@ static int write_canvas(const batch *state)
         }
     }
     return write_table(state, "canvas.csv", &table);
+}
+
+/* files.csv: where each submission's files are (named by its file key, not its name). */
+static int write_files(const batch *state)
+{
+    text_buffer table = {0};
+    const char *headers[] = {"Submission ID", "Feedback", "Results", "Report"};
+    for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++)
+        csv_field(&table, headers[i], i == 0);
+    text_append(&table, "\n");
+    for (int i = 0; i < state->count; i++) {
+        const entry *one = &state->entries[i];
+        csv_field(&table, one->shown, 1);
+        text_append(&table, ",feedback/%s.txt,results/%s.json,results/%s.txt\n", one->file_key,
+                    one->file_key, one->file_key);
+    }
+    return write_table(state, "files.csv", &table);
 }
 
 /* What became of every submission, by kind; the exit status. */
@@ -1007,10 +1028,10 @@ static int summarize(const batch *state)
             if ((int)one->done != kind)
                 continue;
             if (listed < NAMES_LISTED && kind >= DONE_REFUSED)
-                printf("%s%s (%.200s)", listed == 0 ? ": " : "; ", one->id,
+                printf("%s%s (%.200s)", listed == 0 ? ": " : "; ", one->shown,
                        kind == DONE_NO_SUBMISSION ? one->problem : one->detail);
             else if (listed < NAMES_LISTED)
-                printf("%s%s", listed == 0 ? ": " : ", ", one->id);
+                printf("%s%s", listed == 0 ? ": " : ", ", one->shown);
             listed++;
         }
         if (listed > NAMES_LISTED)
@@ -1021,9 +1042,11 @@ static int summarize(const batch *state)
         printf("  ignored          %d file%s, not .cu: %s%s\n", state->ignored_count,
                state->ignored_count == 1 ? "" : "s", state->ignored,
                state->ignored_count > NAMES_LISTED ? ", ..." : "");
+    if (state->skipped.length > 0)
+        printf("%s", state->skipped.data);
     printf("scores: %s/scores.csv (Gradescope's columns), %s/canvas.csv (Canvas's); each "
-           "student's feedback: %s/feedback/\n", state->options->out, state->options->out,
-           state->options->out);
+           "student's feedback: %s/feedback/, named in %s/files.csv\n", state->options->out,
+           state->options->out, state->options->out, state->options->out);
     if (counts[DONE_NOT_GRADED] > 0)
         return EXIT_NOT_GRADABLE;
     return counts[DONE_PASSED] == state->count ? EXIT_PASSED : EXIT_FAILED;
@@ -1076,6 +1099,7 @@ int batch_grade(grading_setup *setup, const batch_options *options)
         grade_all(&state);
         state.write_failed |= write_scores(&state) != 0;
         state.write_failed |= write_canvas(&state) != 0;
+        state.write_failed |= write_files(&state) != 0;
         status = summarize(&state);
         if (state.write_failed)
             status = refuse("some files of %s could not be written (see above)", options->out);
@@ -1086,6 +1110,7 @@ int batch_grade(grading_setup *setup, const batch_options *options)
         free(state.entries[i].marks);
     free(state.entries);
     free(state.cases);
+    text_free(&state.skipped);
     roster_free(&state.students);
     return status;
 }

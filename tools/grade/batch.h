@@ -3,18 +3,21 @@
  *
  * SUBMISSIONS is a folder holding one NAME.cu or one NAME/ folder (with its kernels.cu) per
  * student, Gradescope's "Export Submissions" folder (submission_metadata.yml names each
- * folder's students), or a .zip of either. Into the output folder go:
+ * folder's students), or an archive of either (.zip, .tar, .tar.gz, .tgz: unpack.h). A
+ * submission's files are named by its KEY, the SHA-256 of its name in the folder (ada.cu, ben):
+ * names are data, and any name grades. Into the output folder go:
  *   scores.csv          one row a student: Name, SID, Email, Submission, Total Score, Max
  *                       Points, Status, then each case's points (Gradescope's grade columns)
  *   canvas.csv          Student, ID, SIS User ID, SIS Login ID, Section and the lab's column,
  *                       as Canvas's gradebook import reads them (students with a score only)
- *   feedback/ID.txt     what the student sees on Gradescope (hidden cases left out)
- *   results/ID.json     Gradescope's results.json of the submission; results/ID.txt, the text
+ *   files.csv           Submission ID, Feedback, Results, Report: whose files are whose
+ *   feedback/KEY.txt    what the student sees on Gradescope (hidden cases left out)
+ *   results/KEY.json    Gradescope's results.json of the submission; results/KEY.txt, the text
  *                       report with every case
- *   results/ID.record   what the batch keeps of the submission, with its key: a hash of the
- *                       submission, the rubric, the --cases files and --case. A submission graded
- *                       before with the same key is not graded again; one that could not be
- *                       graded (no GPU) is, the next time.
+ *   results/KEY.record  what the batch keeps of the submission, with its grading key: a hash of
+ *                       the submission, the rubric, the --cases files and --case. A submission
+ *                       graded before with the same key is not graded again; one that could not
+ *                       be graded (no GPU) is, the next time.
  * A crash, a hang, a compile error or a refusal of one submission never stops the batch.
  */
 #ifndef MEMLAB_BATCH_H
@@ -25,7 +28,7 @@
 #define BATCH_MAX_CASE_FILES 16
 
 typedef struct {
-    const char *submissions;    /* the folder or .zip */
+    const char *submissions;    /* the folder or archive */
     const char *out;            /* the output folder */
     int jobs;                   /* submissions compiled at once (their cases take turns) */
     const char *rubric;         /* labs/NN_LAB/rubric */
@@ -33,7 +36,7 @@ typedef struct {
     int case_file_count;
 } batch_options;
 
-/* 1 if path names a batch: a directory, or a regular file whose name ends in .zip. */
+/* 1 if path names a batch: a directory, or a regular file named as an archive (unpack.h). */
 int batch_is_batch(const char *path);
 
 /* Refuses bad input with one line on stderr and exit status 2 before it writes anything; then

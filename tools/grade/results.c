@@ -122,7 +122,10 @@ static void summary(const grade_result *result, text_buffer *buffer)
         else
             failed++;
     }
-    text_append(buffer, "memlab grade: lab %s, submission %s\n", result->lab, result->submission);
+    /* The file's name is the student's: escaped, it cannot break this line. */
+    text_append(buffer, "memlab grade: lab %s, submission ", result->lab);
+    text_append_escaped(buffer, result->submission);
+    text_append(buffer, "\n");
     if (result->graded_as != NULL)
         text_append(buffer, "graded as %s, run by the instructor's %s program\n",
                     result->graded_as, result->program != NULL ? result->program : result->lab);
