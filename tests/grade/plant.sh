@@ -18,6 +18,10 @@
 #
 # Or it is a whole file ("from file"): every line after a line that says only "file" is the
 # submission, as written, to the end of the .plant (no replace block then).
+#
+# With the directive "escapes", \xHH in the submission's text (the lines after "with", or after
+# "file") stands for the byte HH: a carriage return (\x0d) or a byte-order mark (\xef\xbb\xbf)
+# is written byte for byte, and stays visible in the plant.
 set -euo pipefail
 plant=${1:?usage: plant.sh PLANT MEMLAB_SKELETON}
 plant=$(cd "$(dirname "$plant")" && pwd)/$(basename "$plant")
@@ -31,6 +35,20 @@ source=$(echo "$root"/labs/[0-9][0-9]_"$program/kernels.cu")
 header=$(awk '/^file[ \t\r]*$/ { exit } { print }' "$plant")
 has_file=$(awk '/^file[ \t\r]*$/ { print "yes"; exit }' "$plant")
 from=$(awk '$1 == "from" { print $2 }' <<<"$header")
+escapes=$(awk '$1 == "escapes" { print 1 }' <<<"$header")
+# \xHH as the byte HH, in the C locale (so that awk writes bytes, not characters).
+decode='
+  function decode(text,   out) {
+    if (!escapes) return text
+    out = ""
+    while (match(text, /\\x[0-9a-fA-F][0-9a-fA-F]/)) {
+      out = out substr(text, 1, RSTART - 1) byte[tolower(substr(text, RSTART + 2, 2))]
+      text = substr(text, RSTART + RLENGTH)
+    }
+    return out text
+  }
+  BEGIN { for (i = 1; i < 256; i++) byte[sprintf("%02x", i)] = sprintf("%c", i) }'
+export LC_ALL=C
 case $from in
   solution) base=$(cat "$source") ;;
   skeleton) base=$("$skeleton" "$source") ;;
@@ -40,14 +58,15 @@ case $from in
       echo "plant.sh: $plant: a 'from file' plant has no replace block" >&2
       exit 2
     fi
-    awk 'found { print } /^file[ \t\r]*$/ && !found { found = 1 }' "$plant"
+    awk -v escapes="$escapes" "$decode"'
+      found { print decode($0) } /^file[ \t\r]*$/ && !found { found = 1 }' "$plant"
     exit 0
     ;;
   *) echo "plant.sh: $plant: say 'from solution', 'from skeleton' or 'from file'" >&2; exit 2 ;;
 esac
 [[ -z $has_file ]] || { echo "plant.sh: $plant: a 'file' line belongs to a 'from file' plant" >&2; exit 2; }
 
-printf '%s\n' "$base" | awk -v plant="$plant" '
+printf '%s\n' "$base" | awk -v plant="$plant" -v escapes="$escapes" "$decode"'
   function trim(text) { sub(/^[ \t]+/, "", text); sub(/[ \t\r]+$/, "", text); return text }
   function apply(   i, j, at, matches, count, out, k) {
     matches = 0
@@ -75,7 +94,7 @@ printf '%s\n' "$base" | awk -v plant="$plant" '
   mode == "old" && trim($0) == "with" { mode = "new"; next }
   mode == "old" { old[++old_count] = $0; next }
   mode == "new" && trim($0) == "end" { apply(); mode = ""; next }
-  mode == "new" { new[++new_count] = $0; next }
+  mode == "new" { new[++new_count] = decode($0); next }
   END {
     if (failed) exit 2
     if (mode != "") { printf "plant.sh: %s: a replace block is not closed by end\n", plant > "/dev/stderr"; exit 2 }

@@ -6,8 +6,9 @@
 # get one line on stderr, nothing on stdout and exit status 2. End to end on the coalescing lab
 # (its built program, which compiles a submission without a GPU):
 #   - a kernels.cu that #includes the rubric (or anything but CUDA headers and coalescing.h, in
-#     any disguise) is refused: score 0 with the program's one line, and no text of the rubric in
-#     stdout, stderr or the results of any --format;
+#     any disguise: those a scan sees and those only the compiler's judge sees), or holds #line,
+#     is refused: score 0 with the program's one line, and no text of the rubric in stdout,
+#     stderr or the results of any --format;
 #   - a syntax error scores 0 with the compiler's message, which names the student's file;
 #   - the lab's kernels.cu compiles, and without a CUDA device (hidden with
 #     CUDA_VISIBLE_DEVICES=) nothing is graded: exit 3 and the reason, never a point; a file
@@ -187,6 +188,22 @@ kernels_with '#embed "rubric"' >"$work/embed.cu"
 expect_refused_submission "#embed" "$work/embed.cu" '#embed is not allowed'
 kernels_with 'const char *text = R"(x)";' >"$work/raw.cu"
 expect_refused_submission "a raw string" "$work/raw.cu" 'raw string literals are not allowed'
+# The disguises the scan above cannot see (GCC reads the file otherwise than a lexer of ours):
+# the compiler judges them, from the preprocessor's own list of the files it looks for, with
+# one line and none of the preprocessor's messages.
+printf '// a comment\r#include "rubric"\n' | cat - "$lab/kernels.cu" >"$work/cr.cu"
+expect_refused_submission "#include after a lone CR" "$work/cr.cu" 'includes rubric: a kernels file includes only'
+printf '/* a comment *\\ \n/ #include "rubric"\n// */\n' | cat - "$lab/kernels.cu" >"$work/splice.cu"
+expect_refused_submission "#include after a splice with a space" "$work/splice.cu" 'includes rubric: a kernels file includes only'
+printf "static const int separated = 1'0 + '/*';\n#include \"rubric\"\n// */\n" | cat - "$lab/kernels.cu" >"$work/digits.cu"
+expect_refused_submission "#include after a digit separator" "$work/digits.cu" 'includes rubric: a kernels file includes only'
+printf '\xef\xbb\xbf#include "%s/rubric"\n' "$lab" | cat - "$lab/kernels.cu" >"$work/bom.cu"
+expect_refused_submission "#include after a byte-order mark" "$work/bom.cu" 'rubric: a kernels file includes only'
+printf '// a comment\r#line 1 "not supported"\n' | cat - "$lab/kernels.cu" >"$work/line.cu"
+expect_refused_submission "#line after a lone CR" "$work/line.cu" '#line and line markers'
+kernels_with '#line 1 "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"' >"$work/line_plain.cu"
+expect_refused_submission "#line" "$work/line_plain.cu" '#line is not allowed'
+
 # The lab's own header and the CUDA headers are allowed (a refusal here would be wrong).
 kernels_with '#include <cuda_runtime.h>' '#include <cuda_fp16.h>' >"$work/allowed.cu"
 "$grade" "${coalescing[@]}" "$work/allowed.cu" --program "$program" --case strided_correct >"$work/out" 2>"$work/err"
