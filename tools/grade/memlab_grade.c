@@ -12,7 +12,7 @@
  * starts is the instructor's lab program, PATH (./memlab grade passes the one it built).
  * grading.c grades one submission: it copies the file, has PATH compile it once, runs each case
  * as a process of its own (holding the GPU lock, gpu_lock.h) and evaluates its checks; results.c
- * writes the results. SUBMISSIONS, a folder or a .zip (a class, or Gradescope's export), is
+ * writes the results. SUBMISSIONS, a folder, a .zip or a .tar.gz (a class, or Gradescope's export), is
  * graded by batch.c, each submission as one. Before anything runs, bad input is refused with one
  * line: a missing program or submission, a submission that is not a regular file (a link, a
  * device) or over the size limit, a malformed rubric, an output that cannot be written.
@@ -339,7 +339,7 @@ static int parse_options(int argc, char **argv, options *given)
     return EXIT_PASSED;
 }
 
-/* A class: a folder or a .zip of submissions, each graded as one. */
+/* A class: a folder or an archive (.zip, .tar.gz) of submissions, each graded as one. */
 static int grade_batch(const options *given, grading_setup *setup, const char *rubric)
 {
     if (given->format_given)
@@ -365,7 +365,7 @@ static int grade_batch(const options *given, grading_setup *setup, const char *r
 static int grade_one(const options *given, grading_setup *setup)
 {
     if (given->jobs > 0)
-        return usage_error("%s", "--jobs is for a batch: a folder or a .zip of submissions");
+        return usage_error("%s", "--jobs is for a batch: a folder or an archive of submissions");
     int status = check_submission(given->submission);
     if (status != EXIT_PASSED)
         return status;
