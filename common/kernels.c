@@ -513,15 +513,16 @@ static int read_header_roots(const compile_folder *folder, char gencode[][64], h
     char *said = read_file(folder->messages, NULL);
     const char *list = said != NULL ? strstr(said, "#include <...> search starts here:\n") : NULL;
     roots->count = 0;
-    for (const char *line = list != NULL ? strchr(list, '\n') + 1 : NULL;
-         line != NULL && *line == ' ' && roots->count < MAX_HEADER_ROOTS;
-         line = strchr(line, '\n') != NULL ? strchr(line, '\n') + 1 : NULL) {
+    /* One directory a line, after a space, up to "End of search list." */
+    const char *line = list != NULL ? strchr(list, '\n') + 1 : NULL;
+    while (line != NULL && *line == ' ' && roots->count < MAX_HEADER_ROOTS) {
         char directory[PATH_SIZE];
         size_t length = strcspn(line + 1, "\n");
         snprintf(directory, sizeof directory, "%.*s", (int)length, line + 1);
         char *resolved = realpath(directory, NULL);
         if (resolved != NULL)
             roots->path[roots->count++] = resolved;
+        line = line[1 + length] == '\n' ? line + 2 + length : NULL;
     }
     free(said);
     if (status != 0 || roots->count == 0) {

@@ -3,15 +3,18 @@
  *   1. copy the file to a scratch directory (later changes to the file do not count);
  *   2. compile it once: PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin, with a
  *      time limit. The program refuses a file that #includes anything but CUDA headers and the
- *      lab's header (exit 2): score 0 with its one line, never the file or the compiler's
- *      output. A compile error: score 0 with the compiler's messages (they name only the
- *      submission);
+ *      lab's header, or holds #line: its scan of the text (exit 2), or the compiler's judge
+ *      (exit 1 and NAME.fatbin.refused written). Either way score 0 with its one line, never
+ *      the file or the compiler's output. A compile error: score 0 with the compiler's
+ *      messages (they name only the submission and allowed headers);
  *   3. run each rubric case as a process of its own with the case's time limit (under
- *      compute-sanitizer for a memcheck, racecheck or synccheck case): PROGRAM ARGS --kernels NAME.fatbin
- *      --format json --out FILE, holding the GPU lock. A case that compares with the reference
- *      solution also runs PROGRAM ARGS (the program's own kernels: the instructor's solution);
- *      predictions come from PROGRAM ARGS --model. Each run's stdout and stderr are capped (a
- *      kernel's printf cannot fill the disk); its report is not;
+ *      compute-sanitizer for a memcheck, racecheck or synccheck case, whose verdict is its exit
+ *      status): PROGRAM ARGS --kernels NAME.fatbin --format json --out FILE, holding the GPU
+ *      lock. A case that compares with the reference solution also runs PROGRAM ARGS (the
+ *      program's own kernels: the instructor's solution); predictions come from PROGRAM ARGS
+ *      --model. Each run's stdout and stderr are capped (a kernel's printf cannot fill the
+ *      disk); its report is not. Every run's TMPDIR is SCRATCH/tmp, removed with the scratch
+ *      directory;
  *   4. evaluate each case's checks (evaluate.c) into the result (results.h).
  * A host that can grade nothing (no GPU, counters not readable) stops the grading at once: the
  * result says so, once, and no case scores.
