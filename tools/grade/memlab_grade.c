@@ -12,8 +12,8 @@
  * starts is the instructor's lab program, PATH (./memlab grade passes the one it built).
  * grading.c grades one submission: it copies the file, has PATH compile it once, runs each case
  * as a process of its own (holding the GPU lock, gpu_lock.h) and evaluates its checks; results.c
- * writes the results. SUBMISSIONS, a folder, a .zip or a .tar.gz (a class, or Gradescope's export), is
- * graded by batch.c, each submission as one. Before anything runs, bad input is refused with one
+ * writes the results. SUBMISSIONS, a folder, a .zip or a .tar.gz (a class, or Gradescope's
+ * export), is graded by batch.c, each submission as one. Before anything runs, bad input is refused with one
  * line: a missing program or submission, a submission that is not a regular file (a link, a
  * device) or over the size limit, a malformed rubric, an output that cannot be written.
  * A tree with STUDENT.md at its root is a student pack: its programs carry the student version
