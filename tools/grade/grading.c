@@ -480,11 +480,12 @@ static void free_run(lab_run *run)
 }
 
 /* Whether compute-sanitizer's tool can give a verdict on this host: "not supported" is known
- * only from the tool's own status on the lab program's own kernels (the instructor's solution,
- * or in a student pack the student version, which has no kernel that could err), run with the
- * first case of the tool: it must run the program to its end (exit status 0 or 1, the program's
- * own) and find nothing. Checked once per tool in a grader's process; nothing a submission
- * does reaches it. */
+ * only from the tool's own status on the lab program's own kernels, run with the first case of
+ * the tool: it must run the program to its end (exit status 0 or 1, the program's own) and find
+ * nothing. Checked once per tool in a grader's process; nothing a submission does reaches it.
+ * The program's own kernels are the instructor's solution; in a student pack they are the
+ * student's own build, so a kernel there that errs under the tool makes that tool's cases
+ * "not graded" in a student's self-check (never in the instructor's grading). */
 typedef struct {
     const char *tool;
     int usable;
