@@ -353,21 +353,6 @@ int process_run(char *const argv[], const process_options *options, process_resu
     return result->exit_status == 0 ? 0 : -1;
 }
 
-int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
-                       const char *stderr_path, int time_limit_s, long long cap_bytes,
-                       long long file_limit_bytes, process_result *result)
-{
-    process_options options = {
-        .directory = directory,
-        .stdout_path = stdout_path,
-        .stderr_path = stderr_path,
-        .time_limit_s = time_limit_s,
-        .output_cap_bytes = cap_bytes > 0 ? cap_bytes : 1,
-        .file_limit_bytes = file_limit_bytes,
-    };
-    return process_run(argv, &options, result);
-}
-
 void process_file_tail(const char *path, char *tail, size_t size)
 {
     tail[0] = '\0';

@@ -56,12 +56,6 @@ typedef struct {
  * status 0. */
 int process_run(char *const argv[], const process_options *options, process_result *result);
 
-/* process_run with an output cap (at least 1 byte) and a file limit: the form the grader's
- * batch and its tests call. */
-int process_run_capped(char *const argv[], const char *directory, const char *stdout_path,
-                       const char *stderr_path, int time_limit_s, long long cap_bytes,
-                       long long file_limit_bytes, process_result *result);
-
 /* The last `size` - 1 bytes of a file, NUL-terminated ("" when it cannot be read). */
 void process_file_tail(const char *path, char *tail, size_t size);
 

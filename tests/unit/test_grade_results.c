@@ -760,6 +760,17 @@ static void the_text_lists_every_case(void **state)
 
 /* ---- the output cap and what is shown of a child's output ---------------------------------- */
 
+/* A child under an output cap and a file-size backstop, as the grader runs the lab program. */
+static int run_capped(char *const argv[], const char *stdout_path, const char *stderr_path,
+                      int time_limit_s, long long cap_bytes, long long file_limit_bytes,
+                      process_result *result)
+{
+    process_options options = {.stdout_path = stdout_path, .stderr_path = stderr_path,
+                               .time_limit_s = time_limit_s, .output_cap_bytes = cap_bytes,
+                               .file_limit_bytes = file_limit_bytes};
+    return process_run(argv, &options, result);
+}
+
 static long file_size(const char *path)
 {
     FILE *file = fopen(path, "rb");
@@ -783,7 +794,7 @@ static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
     char *flood[] = {"sh", "-c", "yes 'a kernel printf line' | head -c 8000000; "
                                  "echo 'the last message' >&2; echo 'the last line'", NULL};
     process_result result;
-    assert_int_equal(process_run_capped(flood, NULL, out, err, 30, 100000, 0, &result), 0);
+    assert_int_equal(run_capped(flood, out, err, 30, 100000, 0, &result), 0);
     assert_int_equal(result.exit_status, 0);
     assert_true(result.output_bytes == 8000000 + 17 + 14);
     assert_true(result.cut_bytes == 8000000 + 14 - 100000 - PROCESS_TAIL_BYTES);
@@ -795,13 +806,13 @@ static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
     assert_string_equal(tail, "the last message\n");
     /* One file for both, and a child that prints nothing past the cap: nothing is cut. */
     char *small[] = {"sh", "-c", "echo out; echo err >&2; exit 3", NULL};
-    assert_int_equal(process_run_capped(small, NULL, both, both, 30, 100000, 0, &result), -1);
+    assert_int_equal(run_capped(small, both, both, 30, 100000, 0, &result), -1);
     assert_int_equal(result.exit_status, 3);
     assert_true(result.cut_bytes == 0);
     assert_int_equal(file_size(both), 8);
     /* The time limit still holds while the output is read. */
     char *endless[] = {"sh", "-c", "yes", NULL};
-    assert_int_equal(process_run_capped(endless, NULL, out, err, 1, 1000, 0, &result), -1);
+    assert_int_equal(run_capped(endless, out, err, 1, 1000, 0, &result), -1);
     assert_true(result.timed_out);
     assert_true(file_size(out) < 1000 + PROCESS_TAIL_BYTES + 256);
     /* A file the child writes itself stops growing at the backstop: a write past it fails, the
@@ -810,7 +821,7 @@ static void a_flood_of_output_is_capped_and_its_end_kept(void **state)
     snprintf(big, sizeof big, "%s/big", directory);
     snprintf(script, sizeof script, "head -c 3000000 /dev/zero > %s; echo \"status $?\" >&2", big);
     char *writer[] = {"sh", "-c", script, NULL};
-    assert_int_equal(process_run_capped(writer, NULL, out, err, 30, 100000, 1048576, &result), 0);
+    assert_int_equal(run_capped(writer, out, err, 30, 100000, 1048576, &result), 0);
     assert_int_equal(file_size(big), 1048576);
     process_file_tail(err, tail, sizeof tail);
     if (strstr(tail, "status 0") != NULL)
