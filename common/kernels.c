@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -397,6 +398,9 @@ typedef struct {
     char temporary[PATH_SIZE + 8];
     char output[PATH_SIZE + 16];        /* a run's stdout */
     char messages[PATH_SIZE + 16];      /* a run's stderr */
+    /* source and header as realpath gives them, found once for the judge's every file name
+     * ("" for a lab without a header) */
+    char real_source[PATH_MAX], real_header[PATH_MAX];
     const char *nvcc;
     double deadline;                    /* now_s() by which every run of this compile has ended */
 } compile_folder;
@@ -427,10 +431,13 @@ static int open_folder(compile_folder *folder, const ml_kernel_image *image,
     folder->deadline = now_s() + ML_KERNELS_COMPILE_TIME_LIMIT_S;
     if (mkdir(directory, 0700) != 0 || mkdir(folder->temporary, 0700) != 0 ||
         copy_file(source_path, folder->source) != 0 ||
-        (access(lab_header, F_OK) == 0 && copy_file(lab_header, folder->header) != 0)) {
+        (access(lab_header, F_OK) == 0 && copy_file(lab_header, folder->header) != 0) ||
+        realpath(folder->source, folder->real_source) == NULL) {
         remove_directory(folder->root);
         return fail(error, error_size, "cannot copy %s to %s", source_path, folder->root);
     }
+    if (realpath(folder->header, folder->real_header) == NULL)
+        folder->real_header[0] = '\0';
     return 0;
 }
 
@@ -478,7 +485,7 @@ static int nvcc_command(const compile_folder *folder, const char *mode, char gen
     return argc;
 }
 
-/* ---- the judge: what the preprocessor itself read --------------------------------------------- */
+/* ---- the judge: what the preprocessor itself read ------------------------------------------ */
 
 /* Where the compiler finds <...> headers, as it says itself (gcc -v, on an empty file of ours):
  * the toolkit's include directories that nvcc passes and the host compiler's own system
@@ -570,18 +577,15 @@ static file_kind classify(const char *name, const compile_folder *folder, const 
     char *resolved = realpath(name, NULL);
     if (resolved == NULL)
         return FILE_MISSING;
-    char *source = realpath(folder->source, NULL), *header = realpath(folder->header, NULL);
     file_kind kind = FILE_FORBIDDEN;
-    if (source != NULL && strcmp(resolved, source) == 0)
+    if (strcmp(resolved, folder->real_source) == 0)
         kind = FILE_SUBMISSION;
-    else if (header != NULL && strcmp(resolved, header) == 0)
+    else if (folder->real_header[0] != '\0' && strcmp(resolved, folder->real_header) == 0)
         kind = FILE_LAB_HEADER;
     for (int i = 0; i < roots->count && kind == FILE_FORBIDDEN && !process_relative(resolved); i++)
         if (under(resolved, roots->path[i]))
             kind = FILE_SYSTEM;
     free(resolved);
-    free(source);
-    free(header);
     return kind;
 }
 
@@ -631,8 +635,9 @@ enum { JUDGE_PASSED = 0, JUDGE_REFUSED = 1, JUDGE_STOPPED = 2 };
  * ("\\ " is a space, "$$" a dollar sign, a backslash before a newline joins lines). Returns 0
  * when every one is allowed, 1 (with the refusal in error) at the first that is not, -1 when
  * the text is no such rule. */
-static int judge_dependencies(const char *rule, const char *source_path, const compile_folder *folder,
-                              const header_roots *roots, char *error, size_t error_size)
+static int judge_dependencies(const char *rule, const char *source_path,
+                              const compile_folder *folder, const header_roots *roots,
+                              char *error, size_t error_size)
 {
     if (strncmp(rule, "deps:", 5) != 0)
         return -1;
@@ -739,7 +744,8 @@ static int judge_markers(const char *path, const char *source_path, const compil
         if (kind != 2) {
             status = -1;
         } else if (flags & (1 << 1)) {
-            int known = named == FILE_SUBMISSION || named == FILE_LAB_HEADER || named == FILE_SYSTEM;
+            int known =
+                named == FILE_SUBMISSION || named == FILE_LAB_HEADER || named == FILE_SYSTEM;
             if (!known || depth == MAX_INCLUDE_DEPTH || (stack[depth + 1] = strdup(name)) == NULL)
                 status = -1;
             else
@@ -793,6 +799,25 @@ static void show_messages(const char *log_path, const char *copy, const char *so
     free(log);
 }
 
+/* Why a run of nvcc over the copy failed, in one line: its time limit, a host without nvcc, or
+ * the compiler's messages (`log_path`, shown on stderr with the copy called by the file's own
+ * name). */
+static void run_failed(const process_result *result, const char *log_path,
+                       const compile_folder *folder, const char *source_path, char *error,
+                       size_t error_size)
+{
+    if (result->timed_out) {
+        fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
+             ML_KERNELS_COMPILE_TIME_LIMIT_S);
+    } else if (!result->started) {
+        fail(error, error_size, "%s could not be run: install the CUDA toolkit", folder->nvcc);
+    } else {
+        show_messages(log_path, folder->source, source_path);
+        fail(error, error_size, "%s does not compile (the compiler's messages are above)",
+             base_name(source_path));
+    }
+}
+
 /* Has the preprocessor read the folder's copy for every architecture, exactly as the compile
  * will, and decides from what it read, never from the file's text:
  *   1. nvcc -E ... -Xcompiler -M,-MG: the files it opened and the ones it looked for and did
@@ -824,8 +849,7 @@ static int judge(const compile_folder *folder, const char *source_path, char gen
                          : -1;
         free(rule);
         if (listing.timed_out) {
-            fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
-                 ML_KERNELS_COMPILE_TIME_LIMIT_S);
+            run_failed(&listing, folder->messages, folder, source_path, error, error_size);
             verdict = JUDGE_STOPPED;
             break;
         }
@@ -842,15 +866,9 @@ static int judge(const compile_folder *folder, const char *source_path, char gen
                                     &preprocessing);
         if (judge_markers(folder->output, source_path, folder, &roots, error, error_size) != 0) {
             verdict = JUDGE_REFUSED;
-        } else if (preprocessing.timed_out) {
-            fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
-                 ML_KERNELS_COMPILE_TIME_LIMIT_S);
-            verdict = JUDGE_STOPPED;
         } else if (preprocessed != 0) {
             /* Every file it read is allowed: its messages quote nothing else. */
-            show_messages(folder->messages, folder->source, source_path);
-            fail(error, error_size, "%s does not compile (the compiler's messages are above)",
-                 base_name(source_path));
+            run_failed(&preprocessing, folder->messages, folder, source_path, error, error_size);
             verdict = JUDGE_STOPPED;
         }
     }
@@ -907,16 +925,7 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
         remove_directory(folder.root);
         return 0;
     }
-    if (result.timed_out)
-        fail(error, error_size, "compiling %s took more than %d s", base_name(source_path),
-             ML_KERNELS_COMPILE_TIME_LIMIT_S);
-    else if (!result.started)
-        fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
-    else {
-        show_messages(log_path, folder.source, source_path);
-        fail(error, error_size, "%s does not compile (the compiler's messages are above)",
-             base_name(source_path));
-    }
+    run_failed(&result, log_path, &folder, source_path, error, error_size);
     remove_directory(folder.root);
     return -1;
 }
