@@ -363,8 +363,8 @@ static void poison_output(const ml_problem *problem)
 {
     /* All bits set is a NaN: an element the kernel never writes fails the comparison. An output
      * the kernel adds into starts from zero instead. */
-    ML_CUDA_CHECK(cudaMemset(problem->output, output_is_zeroed(problem) ? 0 : ML_POISON_BITS & 0xff,
-                             problem->output_count * sizeof(float)));
+    int fill_byte = output_is_zeroed(problem) ? 0 : (int)(ML_POISON_BITS & 0xff);
+    ML_CUDA_CHECK(cudaMemset(problem->output, fill_byte, problem->output_count * sizeof(float)));
     /* A clock left from the launch before cannot pass for this one's. */
     if (problem->cycles != NULL)
         ML_CUDA_CHECK(cudaMemset(problem->cycles, 0, sizeof *problem->cycles));
@@ -468,8 +468,9 @@ static void check_random_positions(const ml_lab *lab, const ml_problem *problem,
     if (found.max_rel_error > comparison->max_rel_error)
         comparison->max_rel_error = found.max_rel_error;
     if (record->correct)
-        fprintf(stderr, "memlab: %s: after the %s launch out[%zu] = %.10g, expected %.10g: a kernel "
-                        "must compute every element at every launch, from the inputs it is given\n",
+        fprintf(stderr, "memlab: %s: after the %s launch out[%zu] = %.10g, expected %.10g: a "
+                        "kernel must compute every element at every launch, from the inputs it "
+                        "is given\n",
                 problem->variant->name, which, staging->position[found.first_index[0]],
                 found.first_got[0], found.first_expected[0]);
     record->correct = 0;
@@ -656,7 +657,6 @@ static double kernel_seconds(const ml_record *record, const ml_options *options)
     return 1e-3 * (record->time_ms.mean * options->reps +
                    record->time_ms.median * (1 + options->warmup));
 }
-
 
 static void staging_open(host_staging *staging)
 {

@@ -35,7 +35,8 @@ static void exec_child(char *const argv[], const process_options *options, int o
 {
     setpgid(0, 0);
     if (options->file_limit_bytes > 0) {
-        struct rlimit limit = {(rlim_t)options->file_limit_bytes, (rlim_t)options->file_limit_bytes};
+        struct rlimit limit = {(rlim_t)options->file_limit_bytes,
+                               (rlim_t)options->file_limit_bytes};
         signal(SIGXFSZ, options->file_limit_kills ? SIG_DFL : SIG_IGN);
         if (setrlimit(RLIMIT_FSIZE, &limit) != 0)
             _exit(EXIT_EXEC_FAILED);

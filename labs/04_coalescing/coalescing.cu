@@ -220,8 +220,8 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
 {
     float *reference = (float *)values;
     for (size_t k = 0; k < count; k++)
-        reference[k] = ml_random_value(problem->seed,
-                                       source_index(problem->argument, position[k], problem->param));
+        reference[k] = ml_random_value(
+            problem->seed, source_index(problem->argument, position[k], problem->param));
 }
 
 static void setup(ml_problem *problem)

@@ -421,7 +421,8 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
                          void *values)
 {
     const lab_state *state = (const lab_state *)problem->state;
-    uint64_t rows = (uint64_t)problem->param[PARAM_ROWS], cols = (uint64_t)problem->param[PARAM_COLS];
+    uint64_t rows = (uint64_t)problem->param[PARAM_ROWS];
+    uint64_t cols = (uint64_t)problem->param[PARAM_COLS];
     float *reference = (float *)values;
     for (size_t k = 0; k < count; k++)
         reference[k] = is_transpose(problem->argument)

@@ -5,8 +5,9 @@
  * (PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin), then runs each rubric case
  * as a process of its own with the case's time limit, holding the GPU lock (gpu_lock.h) around
  * the case's runs. Every one runs with TMPDIR inside the scratch directory, which is removed
- * at the end: what a run killed at its limit leaves (a compile's temporaries) goes with it. A crash, a hang or a refusal of the submission ends in its result, never in
- * the caller. tools/grade/README.md says what each step refuses and why.
+ * at the end: what a run killed at its limit leaves (a compile's temporaries) goes with it. A
+ * crash, a hang or a refusal of the submission ends in its result, never in the caller.
+ * tools/grade/README.md says what each step refuses and why.
  */
 #ifndef MEMLAB_GRADING_H
 #define MEMLAB_GRADING_H
