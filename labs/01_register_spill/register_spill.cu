@@ -158,10 +158,9 @@ static void add_table_warp(ml_global_totals *loads, ml_global_totals *stores, ui
     }
     access.active_mask = lanes;
     access.width_bytes = sizeof(float);
-    /* The loads' used_bytes count bytes by the address each thread sees (word * 4), as the
-     * efficiency counter does: measured on an H200, all 32 lanes reading the same word gave
-     * 3.125% (4 bytes of the 4 sectors the interleaved copies fill), not 100%. So the requests
-     * and sectors are those of the interleaved addresses, the used bytes those of the seen ones. */
+    /* The requests and sectors are those of the interleaved addresses; the used bytes are
+     * counted by the address each thread sees (word * 4), as the efficiency counter counts
+     * them (the instructor notes give the reason). */
     ml_warp_access seen_by_threads = access;
     for (unsigned k = 0; k < TABLE_LENGTH; k++) {
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
@@ -208,7 +207,8 @@ static void predict_dynamic_index(long long computation, const long long *param,
     ml_predict(prediction, "local_load_efficiency", ml_efficiency_pct(&loads));
 }
 
-/* 72 registers are no trouble: nothing is spilled, to local or to shared memory. */
+/* No register cap: the model expects no spill, so no local traffic and no shared loads or
+ * stores. */
 static void predict_uncapped(long long computation, const long long *param,
                              ml_prediction *prediction)
 {

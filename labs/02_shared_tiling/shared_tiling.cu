@@ -32,8 +32,8 @@
 enum { PARAM_M, PARAM_K, PARAM_N, PARAM_COUNT };
 
 /* 1,000,000 keeps every grid within CUDA's 65,535 blocks in y (rows of P / 16). The default,
- * 3072, keeps a first run to a few seconds (gld_bytes is counted by instrumenting every load,
- * 2.25 s for naive alone at 4096 on an H100) while M and N, 36 MiB each, still outgrow an L2. */
+ * 3072, keeps a first run short: gld_bytes is counted by instrumenting every load, which makes
+ * the profiled launches much longer than the timed ones. */
 static const ml_param params[PARAM_COUNT] = {
     {"m", 3072, 1, 1000000, "rows of M and of P"},
     {"k", 3072, 1, 1000000, "columns of M, rows of N: the length of each dot product"},
@@ -280,9 +280,10 @@ static void model_coarsened_tile(const tile_reads *reads, long long i, long long
     }
 }
 
-/* tiled, shared loads of one phase: the compiler (checked in the SASS for sm_75 to sm_90) reads
- * Ms[ty][i .. i+3] with one 16-byte load, a row of Ms being contiguous and aligned, and
- * Ns[i][tx] with one 4-byte load per i. Every warp of every block runs every phase. */
+/* tiled, shared loads of one phase, as the compiler emits them: Ms[ty][i .. i+3] with one
+ * 16-byte load, a row of Ms being contiguous and aligned, and Ns[i][tx] with one 4-byte load
+ * per i (test_shared_tiling_sass.sh checks the SASS). Every warp of every block runs every
+ * phase. */
 static double predict_tiled_shared(long long m, long long k, long long n, int width)
 {
     double blocks = (double)ml_ceil_div(m, width) * (double)ml_ceil_div(n, width);
@@ -334,18 +335,12 @@ static double predict_coarsened_shared(long long m, long long k, long long n)
     return blocks * phases * per_phase.wavefronts;
 }
 
-/* DRAM bytes read, from the L2's capacity. The L2 is flushed before every run, so M and N come
- * from DRAM at least once. Blocks run a block row (a strip of M's rows) at a time, in order,
- * and every block row reads all of N: while the matrices fit in the L2 the later block rows
- * find N there, and once they do not, each block row reads N again from DRAM, at most once per
- * block row. Measured on an H100 (50 MiB L2, m = n = 4096): with M and N 16 MiB together
- * (k = 512) every tiled kernel read them once, at 32 MiB (k = 1024) up to 1.09x that; from N
- * the size of the L2 on, tiled16 and tiled32 read 97-99% of "N once per block row". Hence: M
- * and N up to a third of the L2, a point (M + N); N the L2's size or more, a point for the
- * tiled kernels (M + N per block row); otherwise the range between the two. naive read 49% of
- * the top at k = 4096 (the L1 keeps some of N), so it keeps the range; coarsened always gets
- * it: it read 1.4x M + N even at k = 512, and 14% of the top at k = 4096 (its 128 x 128 tiles
- * keep more of N on chip). */
+/* DRAM bytes read, from the model GPU's L2 capacity, between two bounds: M and N once (the L2
+ * is flushed before every run), and M once with N once per block row (a strip of P's rows).
+ * The prediction is the lower bound while M and N together are at most a third of the L2
+ * (naive and tiled), the upper bound for the tiled kernels once N alone is the L2's size or
+ * more, and the range between the two otherwise and always for coarsened. The instructor
+ * notes compare these predictions with measured bytes. */
 typedef enum { READS_NAIVE, READS_TILED, READS_COARSENED } read_pattern;
 
 static double whole_sectors(double bytes)

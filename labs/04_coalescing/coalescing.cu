@@ -111,9 +111,8 @@ static void launch_gather(const ml_problem *problem)
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
 /* Bytes the input read brings from DRAM. The L2 is flushed before every run, so each piece of
- * the input the warps touch is read once, in the pieces an L2 miss fills: 64 bytes (two sectors)
- * on an H100 or H200, so a stride of 9 to 16 floats reads the whole span and from 17 on 64
- * bytes per element (gpu_facts.h). Element i + 1 reads at most one step past element i (4 bytes
+ * the input the warps touch is read once, in the pieces an L2 miss fills: the model GPU's
+ * dram_fill_bytes (gpu_facts.h). Element i + 1 reads at most one step past element i (4 bytes
  * times the stride, 4 bytes, or none): a step shorter than a fill skips no fill, so the fills
  * read are every one from the first element's to the last's; a step of a fill or more puts
  * every element in a fill of its own. */

@@ -49,8 +49,8 @@ extern "C" __global__ void copy_strided(const float *in, float *out, size_t n, s
     // END SOLUTION
 }
 
-/* Thread i reads the input element i + offset: the warp's 32 floats start off a sector
- * boundary unless offset is a multiple of 8. */
+/* Thread i reads the input element i + offset: each warp's 32 floats start 4 * offset bytes
+ * later than those of the aligned copy. */
 extern "C" __global__ void copy_offset(const float *in, float *out, size_t n, size_t offset)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
