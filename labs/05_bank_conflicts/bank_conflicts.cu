@@ -155,12 +155,9 @@ static void launch_reads(const ml_problem *problem)
 /* Counter totals are doubles (ml_shared_totals, ml_global_totals): a 16384 x 16384 transpose
  * makes billions of them.
  *
- * The conflict counter counts more than the warp's own access: a load that must wait for
- * another warp's store to the same bank in the same cycle counts a conflict (and a wavefront)
- * too. An H100 measured 0.013 to 0.11 such conflicts per load where the model counts none, and
- * stores likewise; beside a conflicted access they are lost in the noise. So where the model
- * counts no conflict, the conflict counters are predicted as a range from none to one per
- * wavefront of the other kind (stores, for the loads): the residue, shown as such. */
+ * The model counts the conflicts of each warp's own accesses. Where it counts none, the
+ * conflict counters are predicted as a range, from none to one per wavefront of the other kind
+ * (stores, for the loads), for the reason RESIDUE_REASON gives. */
 #define RESIDUE_REASON "the counter also counts waits for other warps' accesses of the other " \
                        "kind to the same bank: at most one per such wavefront"
 
@@ -183,10 +180,10 @@ static void predict_shared(const shared_counters *counters, const ml_shared_tota
 {
     ml_predict(prediction, counters->instructions, totals->requests);
     int residue = totals->bank_conflicts == 0 && other_wavefronts > 0;
-    /* Beside as many accesses of the other kind as its own (a transpose stores each element it
-     * loads), the residue shows in the wavefronts too: 1.06 and 1.11 a load where the model
-     * counts 1. Beside a few (shared_stride copies its array once, then loads 64 times), the
-     * wavefronts stay within 2% of the model's. */
+    /* Where the other kind has at least as many wavefronts as this kind has instructions (a
+     * transpose stores each element it loads), the wavefronts are a range too, up to one more
+     * per wavefront of the other kind; otherwise (shared_stride copies its array once, then
+     * loads 64 times) they keep the model's count. */
     if (residue && other_wavefronts >= totals->requests) {
         ml_predict_range(prediction, counters->wavefronts, totals->wavefronts,
                          totals->wavefronts + other_wavefronts, RESIDUE_REASON);

@@ -129,10 +129,11 @@ extern "C" __global__ void transpose_swizzled_kernel(const float *__restrict__ i
 /* ---- the bank experiments -------------------------------------------------------------------
  *
  * shared_stride and broadcast both run this kernel, on a fixed grid of 256-thread blocks (the
- * broadcast with stride 0 and 4-byte words). Each block copies in[] into shared memory, then every thread makes LOADS_PER_THREAD loads of
- * width_bytes: lane i reads element i * stride + r * (one bank row), r = 0, 1, ... Each load is
- * at a new address, so the compiler can neither drop nor merge any of them, and the sum of all
- * of them is written out so that none is dead. */
+ * broadcast with stride 0 and 4-byte words). Each block copies in[] into shared memory, then
+ * every thread makes LOADS_PER_THREAD loads of width_bytes: lane i reads element
+ * i * stride + r * (one bank row), r = 0, 1, ... Each load is at a new address, so the compiler
+ * can neither drop nor merge any of them, and the sum of all of them is written out so that
+ * none is dead. */
 extern "C" __global__ void shared_stride_kernel(const float4 *in, float *out, int stride,
                                                 int width_bytes)
 {

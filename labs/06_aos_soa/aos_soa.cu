@@ -78,9 +78,7 @@ static const ml_variant variants[] = {
 #define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
 /* Floats from the start of one SoA array to the next: n rounded up to 32 floats, so that every
- * array starts on a 128-byte line, as it would with a cudaMalloc of its own. Back to back, n
- * floats apart, the arrays after the first would start inside a sector for most n, and each of
- * their warps would touch a sector more (lab 04's offset variant). */
+ * array starts on a 128-byte line, as it would with a cudaMalloc of its own. */
 static size_t soa_pitch(size_t n)
 {
     return (size_t)ml_ceil_div((long long)n, ML_WARP_SIZE) * ML_WARP_SIZE;

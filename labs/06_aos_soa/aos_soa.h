@@ -8,9 +8,8 @@
 
 #include <cuda_runtime.h>
 
-/* update_soa gives each thread this many particles, loaded before any is stored: one float per
- * thread is too few loads in flight to keep DRAM busy (lab 04's copy moves 16 bytes per thread
- * for the same reason). The host program's launch covers n particles with it. */
+/* update_soa gives each thread this many particles, loaded before any is stored. The host
+ * program's launch covers n particles with it. */
 #define PARTICLES_PER_THREAD 4
 
 #define TIME_STEP 0.01f

@@ -138,7 +138,7 @@ static int is_bandwidth(long long kind)
     return kind >= BANDWIDTH_SHARED;
 }
 
-/* ---- the global chase's working set -------------------------------------------------------------- */
+/* ---- the global chase's working set ---------------------------------------------------------- */
 
 /* The span and stride of a global chase: the parameters for `chase`, else a size the model GPU
  * puts in one level, a line a link. */
@@ -175,8 +175,9 @@ static double chase_footprint(long long kind, const long long *param)
     return (double)chase_links(kind, param) * LINE_BYTES;
 }
 
-/* The untimed first loads: one lap of the chain, which leaves it in the caches that can hold it.
- * A chain of more than twice the L2 goes without: no cache keeps it, and a lap would take seconds. */
+/* The untimed first loads: one lap of the chain, which leaves it in the caches that can hold
+ * it. A chain of more than twice the L2 goes without: no cache keeps it, and a lap would take
+ * seconds. */
 static uint64_t chase_warm_loads(long long kind, const long long *param)
 {
     return chase_footprint(kind, param) <= 2 * ml_model_gpu()->l2_bytes ? chase_links(kind, param)
@@ -192,7 +193,7 @@ static const char *check_params(const long long *param)
     return NULL;
 }
 
-/* ---- launches ----------------------------------------------------------------------------------- */
+/* ---- launches -------------------------------------------------------------------------------- */
 
 typedef struct {
     unsigned *next;             /* the chain: next[j] is the index of the link after j */
@@ -289,10 +290,10 @@ static void launch_bandwidth(const ml_problem *problem)
     ml_launch(problem, dim3(state->blocks), 0, arguments);
 }
 
-/* ---- the bandwidth runs' sizes ---------------------------------------------------------------- */
+/* ---- the bandwidth runs' sizes --------------------------------------------------------------- */
 
-/* Four blocks of 512 threads fill an SM (2,048 threads). Rounds make each kernel run about a
- * millisecond on an H100, long beside the launch. */
+/* Four blocks of 512 threads fill an SM (2,048 threads). The rounds make each kernel run long
+ * beside the cost of its launch. */
 #define BANDWIDTH_BLOCKS_PER_SM 4
 #define REGION_VECTORS 2048     /* read_region: 32 KiB, the same for every block */
 
@@ -341,15 +342,12 @@ static double bandwidth_bytes(long long kind)
     }
 }
 
-/* ---- predictions ------------------------------------------------------------------------------ */
+/* ---- predictions ----------------------------------------------------------------------------- */
 
-/* Where the model puts a chain of lines, from the L1 and L2 sizes. The L1 keeps a lap of the
- * chain while it fills no more than three quarters of it; beyond one and a half L1s, none of it
- * (a chain walked in the same order every lap evicts each line before it comes back). An H100's
- * L2 is two halves: an SM reads a line the near half holds fastest, so a chain past half the L2
- * is served by the far half, more slowly (on an H200: 287 cycles to 24 MiB, 520 from 32 to
- * 56 MiB); past the L2, by DRAM, and past twice the L2 there is no lap to warm it. Between
- * these, a mix. */
+/* Where the model puts a chain of lines, by its footprint against the model GPU's L1 and L2
+ * sizes: the L1 up to three quarters of the L1, a mix of L1 and L2 up to one and a half L1s,
+ * the L2 up to half the L2, its far half up to 0.95 of the L2, a mix of L2 and DRAM up to twice
+ * the L2, DRAM beyond (where chase_warm_loads makes no warm lap). */
 typedef enum { LEVEL_L1, LEVEL_L1_L2, LEVEL_L2, LEVEL_L2_FAR, LEVEL_L2_DRAM, LEVEL_DRAM } level;
 
 static level chase_level(double footprint)
@@ -371,10 +369,9 @@ static level chase_level(double footprint)
 static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half)",
                                           "L2 and DRAM", "DRAM"};
 
-/* DRAM bytes of `fills` DRAM fills: page-table walks (up to 128 bytes a 2 MiB page the chain
- * spans), instruction fetches and whatever else the GPU reads while one thread chases read DRAM
- * too. On an H200 that was 5 to 40 KB beside fills of 8 to 32 KB, 27% more than 8,192 fills,
- * 7% more than 131,072; from run to run it moves by tens of KB. */
+/* The DRAM bytes of the chase's DRAM fills, as a range: from low_fills fills to 1.3 times
+ * high_fills fills, plus 160 KiB and 128 bytes a 2 MiB page the chain spans for what else DRAM
+ * serves while one thread chases (page-table walks, instruction fetches). */
 static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
                                double span_bytes)
 {
@@ -504,7 +501,7 @@ static void predict_bandwidth(long long kind, const long long *param, ml_predict
     }
 }
 
-/* ---- chains, CPU reference, buffers -------------------------------------------------------------- */
+/* ---- chains, CPU reference, buffers ---------------------------------------------------------- */
 
 static double device_bytes(const ml_variant *variant, const long long *param)
 {
@@ -600,7 +597,7 @@ static void setup_global_chase(ml_problem *problem, lab_state *state)
                chase_warm_loads(problem->argument, problem->param) +
                    (uint64_t)problem->param[PARAM_LOADS]);
     expect_ends(problem, 1);
-    /* A kernel that asks for no shared memory gets the SM's whole L1. */
+    /* Carveout 0: the least of the SM's on-chip memory for shared memory, the most for the L1. */
     ML_CUDA_CHECK(cudaFuncSetAttribute((const void *)problem->kernel,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
 }

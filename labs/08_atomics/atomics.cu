@@ -30,8 +30,8 @@
 
 enum { PARAM_N, PARAM_BINS, PARAM_DISTINCT, PARAM_HOT, PARAM_COUNT };
 
-/* The default n keeps a first run to a few seconds: atomic_each's 2^24 same-address atomics take
- * 30 ms a launch on an H100 (471 ms at 2^28), and every launch is timed and profiled. */
+/* The default n keeps a first run short: atomic_each makes n atomics on one address, and every
+ * launch is timed and profiled. */
 static const ml_param params[PARAM_COUNT] = {
     {"n", 1 << 24, 1, 1ll << 30, "values counted or added"},
     {"bins", 256, 1, MAX_BINS, "histogram: bins (the values are 0 .. bins - 1)"},
@@ -94,7 +94,7 @@ static unsigned shuffle_blocks(uint64_t n)
     return (unsigned)(needed < filling ? needed : filling);
 }
 
-/* ---- the histogram's values: a warp pattern ---------------------------------------------------- */
+/* ---- the histogram's values: a warp pattern -------------------------------------------------- */
 
 /* Lanes of a warp holding the hot bin, 0. */
 static unsigned hot_lanes(const long long *param)
@@ -172,7 +172,7 @@ static const char *check_params(const long long *param)
     return NULL;
 }
 
-/* ---- launches ----------------------------------------------------------------------------------- */
+/* ---- launches -------------------------------------------------------------------------------- */
 
 typedef struct {
     void *in;                   /* the histogram's values (unsigned) or the floats to add */
@@ -203,15 +203,13 @@ static void launch_sum(const ml_problem *problem)
     ml_launch(problem, grid, 0, arguments);
 }
 
-/* ---- predictions ------------------------------------------------------------------------------ */
+/* ---- predictions ----------------------------------------------------------------------------- */
 
 /* What one warp's RED instruction sends the L2, from the bins its taking-part lanes add to, in
- * lane order (measured on an H100): the L1 takes lanes in order and starts a request whenever
- * the 128-byte line changes, and a 32-byte operand whenever the sector changes; a run of lanes
- * on one line (sector) costs as many requests (operands) as the most lanes on one address in it.
- * So 32 lanes adding to one bin make 32 requests and 32 operands; 32 consecutive bins make 1 and
- * 4; bins 8 apart from a start s make 8 requests, or 9 when the run of s's line comes back at
- * the end (8.75 a warp measured, for starts spread evenly). */
+ * lane order. The model's rule: the L1 takes lanes in order and starts a request whenever the
+ * 128-byte line changes, and a 32-byte operand whenever the sector changes; a run of lanes on
+ * one line (sector) costs as many requests (operands) as the most lanes on one address in it.
+ * lane_runs counts either, given the bins a line or a sector holds. */
 typedef struct {
     double requests, bytes;
 } red_cost;
@@ -337,10 +335,10 @@ static void predict_sum(long long kind, const long long *param, ml_prediction *p
         ml_predict(prediction, "shuffle_thread_instructions", 0);
         break;
     case SUM_TREE: {
-        /* Per block: 8 warps store their values; nvcc predicates each step's two loads and
-         * store (no branch), so all 8 warps issue them at every one of the 8 steps, lanes at
-         * or above the stride switched off (measured on an H100, CUDA 13.0); thread 0's warp
-         * loads partial[0] once more. */
+        /* Per block: 8 warps store their values; then the model counts each step's two loads
+         * and store as issued by all 8 warps at every one of the 8 steps, lanes at or above
+         * the stride switched off (nvcc predicates them, no branch); thread 0's warp loads
+         * partial[0] once more. */
         double steps = 8;
         double loads = WARPS_PER_BLOCK * steps * 2 + 1, stores = WARPS_PER_BLOCK * (1 + steps);
         ml_predict(prediction, "global_red_instructions", blocks);
@@ -365,7 +363,7 @@ static void predict_sum(long long kind, const long long *param, ml_prediction *p
     }
 }
 
-/* ---- CPU reference, buffers ---------------------------------------------------------------------- */
+/* ---- CPU reference, buffers ------------------------------------------------------------------ */
 
 static double device_bytes(const ml_variant *variant, const long long *param)
 {

@@ -78,8 +78,7 @@ extern "C" __global__ void histogram_shared_private(const unsigned *values, size
 }
 
 /* Lanes holding the same bin agree first: __match_any_sync gives each lane the mask of lanes
- * whose value equals its own; the lowest of them adds the mask's population for all. A warp
- * whose 32 values fall in d bins makes d global updates instead of 32. */
+ * whose value equals its own; the lowest of them adds the mask's population for all. */
 extern "C" __global__ void histogram_warp_aggregated(const unsigned *values, size_t n,
                                                      unsigned *histogram)
 {
@@ -103,7 +102,7 @@ extern "C" __global__ void histogram_warp_aggregated(const unsigned *values, siz
     }
 }
 
-/* ---- sum reductions --------------------------------------------------------------------------- */
+/* ---- sum reductions -------------------------------------------------------------------------- */
 
 /* One global atomicAdd per value, all on the same address: the slowest way to add. */
 extern "C" __global__ void sum_atomic_each(const float *in, size_t n, float *sum)
