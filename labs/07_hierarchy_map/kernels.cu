@@ -12,9 +12,9 @@
  * Latency (one thread or one warp, a chain of dependent operations):
  *   chase_global      global loads over a working set of any size: L1, L2 or DRAM
  *   chase_shared      shared memory
- *   chase_local       a per-thread array indexed at run time: local memory (cached in L1)
+ *   chase_local       a per-thread array indexed at run time: local memory
  *   chase_constant    __constant__ memory: the constant cache hit or missed, one address for
- *                     the warp (a broadcast) or one per lane (serialized)
+ *                     the warp (a broadcast) or one per lane
  *   fma_chain         dependent fused multiply-adds: the register file and the FMA pipe
  * Bandwidth (every SM busy, many independent loads in flight):
  *   read_shared       shared memory
@@ -28,6 +28,9 @@
  * reference, and that the cycles fit in the launch's own time. The bandwidth kernels write each
  * thread's sum of what it read. Keep the names and the parameters as they are; hierarchy_map.h
  * is the lab's.
+ *
+ * Yours: the warm and timed loops of the four chase kernels (the TODOs). fma_chain is given
+ * whole, as the worked example of timing a dependent chain with clock64().
  *
  * Build and run:  ./memlab run hierarchy_map --variant all
  * Your own file:  ./memlab run hierarchy_map --kernels path/to/kernels.cu
@@ -85,8 +88,8 @@ extern "C" __global__ void chase_shared(const unsigned *next, unsigned start, un
 }
 
 /* The chase through local memory: an array of the thread's own indexed by values known only at
- * run time cannot live in registers, so the compiler puts it in local memory (which the L1
- * caches). One pass warms it, then the timed ones. */
+ * run time cannot live in registers, so the compiler puts it in local memory. The thread copies
+ * the chain in (untimed), then follows it. */
 extern "C" __global__ void chase_local(const unsigned *next, unsigned start, unsigned timed_loads,
                                        unsigned *end, long long *cycles)
 {
@@ -94,6 +97,10 @@ extern "C" __global__ void chase_local(const unsigned *next, unsigned start, uns
     for (unsigned k = 0; k < LOCAL_CHAIN_WORDS; k++)
         chain[k] = next[k];
     unsigned j = start;
+    // BEGIN SOLUTION
+    // TODO: follow chain[] once round its LOCAL_CHAIN_WORDS links, untimed (the warm lap); then
+    //       time timed_loads dependent loads from chain[] with clock64(), as in chase_global;
+    //       store the cycles in *cycles and where the chain ends in *end.
     for (unsigned k = 0; k < LOCAL_CHAIN_WORDS; k++)
         j = chain[j];
     long long begin = clock64();
@@ -102,19 +109,24 @@ extern "C" __global__ void chase_local(const unsigned *next, unsigned start, uns
     long long stop = clock64();
     *cycles = stop - begin;
     *end = j;
+    // END SOLUTION
 }
 
 /* The chains of chase_constant, written by the lab program before the launch. */
 __constant__ unsigned constant_chain[CONSTANT_CHAIN_WORDS];
 
 /* The chase through constant memory, by one warp: lane l starts at starts[l]. When all lanes
- * start alike, every load reads one address for the whole warp (the broadcast the constant cache
- * is built for); when they differ, the warp's load is served one address at a time. */
+ * start alike, every load reads one address for the whole warp (a broadcast); when they differ,
+ * one load of the warp asks for up to 32 addresses. */
 extern "C" __global__ void chase_constant(const unsigned *starts, unsigned warm_loads,
                                           unsigned timed_loads, unsigned *ends, long long *cycles)
 {
     unsigned lane = threadIdx.x;
     unsigned j = starts[lane];
+    // BEGIN SOLUTION
+    // TODO: every lane follows constant_chain[] from its start warm_loads times, then
+    //       timed_loads times between two clock64() reads, as in chase_global; lane 0 stores
+    //       the cycles in *cycles, and every lane stores where it ends in ends[lane].
     for (unsigned i = 0; i < warm_loads; i++)
         j = constant_chain[j];
     long long begin = clock64();
@@ -124,10 +136,12 @@ extern "C" __global__ void chase_constant(const unsigned *starts, unsigned warm_
     if (lane == 0)
         *cycles = stop - begin;
     ends[lane] = j;
+    // END SOLUTION
 }
 
 /* Dependent fused multiply-adds by one thread, from *x: each needs the one before it, so the
- * loop runs at the FMA's latency, with its operands in registers. */
+ * loop runs at the FMA's latency, with its operands in registers. The worked example: clock64()
+ * just before and just after the chain, nothing else between them, the difference stored. */
 extern "C" __global__ void fma_chain(const float *x, unsigned timed_operations, float *out,
                                      long long *cycles)
 {
@@ -141,7 +155,7 @@ extern "C" __global__ void fma_chain(const float *x, unsigned timed_operations, 
     *out = a;
 }
 
-/* ---- bandwidth: many independent loads --------------------------------------------------------- */
+/* ---- bandwidth: many independent loads ------------------------------------------------------- */
 
 /* Each round, thread t reads the float4s t + k * BANDWIDTH_THREADS + 32 * round (wrapped at the
  * buffer's end): all of them, at a start that moves by a warp's width each round, so that the
