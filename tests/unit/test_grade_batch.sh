@@ -10,6 +10,10 @@
 #   - resuming: a submission not graded (no device) is graded the next time; one graded with
 #     the same file, rubric and cases is not graded again and the grader says so; changing one
 #     submission grades it alone again; changing the rubric grades them all;
+#   - GitHub Classroom: a folder of cloned student repositories, each graded by its
+#     labs/01_toy/kernels.cu (the other labs' kernels.cu left alone), a class of one clone not
+#     taken for a folder of submissions; a clone whose labs/, labs/01_toy/ or kernels.cu is a
+#     symbolic link leading out of it, or that lacks the lab, is that student's one line;
 #   - Gradescope's export (a submission_metadata.yml written as Gradescope's documented layout,
 #     a group, names with a comma and quotes, a folder missing, a folder not listed): names,
 #     SIDs and emails reach both CSV files; the same export as a .zip gives the same scores;
@@ -189,7 +193,7 @@ grep -q '^,,,dee,0,6,"refused: toy: dee.cu: line 1: #include ""rubric"" is not a
   fail "scores.csv: dee's row does not give the refusal: $(grep dee "$grades/scores.csv")"
 expect_line "$grades/scores.csv" ",,,eve,4,6,failed,1,0,3"
 expect_line "$grades/scores.csv" ",,,fay,3,6,failed,1,2,0"
-expect_line "$grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu,,,"
+expect_line "$grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu and no labs/01_toy/,,,"
 [[ $(wc -l <"$grades/scores.csv") -eq 8 ]] || fail "scores.csv: $(wc -l <"$grades/scores.csv") lines, expected a header and 7 rows"
 expect_line "$grades/canvas.csv" "Student,ID,SIS User ID,SIS Login ID,Section,toy"
 expect_line "$grades/canvas.csv" "Points Possible,,,,,6"
@@ -202,13 +206,13 @@ expect_line "$FAKE_LAB_LOG" "compile ada.cu"
 expect_line "$FAKE_LAB_LOG" "compile ben.cu"
 [[ $(grep -c '^compile kernels.cu$' "$FAKE_LAB_LOG") -eq 2 ]] || fail "class: eve's and fay's kernels.cu were not compiled"
 grep -q 'compile cy.cu\|compile dee.cu' "$FAKE_LAB_LOG" && fail "class: cy or dee was compiled again"
-expect_text "$work/class.err" "7/7 gus: no submission: its folder holds no kernels.cu"
+expect_text "$work/class.err" "7/7 gus: no submission: its folder holds no kernels.cu and no labs/01_toy/"
 expect_text "$work/class.err" "elapsed, about"
 expect_text "$work/class.out" "passed           1: ada"
 expect_text "$work/class.out" "failed           3: ben, eve, fay"
 expect_text "$work/class.out" "did not compile  1: cy"
 expect_text "$work/class.out" "refused          1: dee (toy: dee.cu: line 1: #include \"rubric\" is not allowed"
-expect_text "$work/class.out" "no submission    1: gus (its folder holds no kernels.cu)"
+expect_text "$work/class.out" "no submission    1: gus (its folder holds no kernels.cu and no labs/01_toy/)"
 expect_text "$work/class.out" "ignored          1 file, not .cu: README.md"
 expect_text "$work/class.out" "(2 graded before with the same file, rubric and cases: kept)"
 # Each submission alone: the crash and the hang are in their own results.
@@ -229,7 +233,7 @@ expect_text "$grades/feedback/$ada.txt" "1 hidden case is counted in the score; 
 grep -q secret "$grades/feedback/$ada.txt" && fail "feedback/$ada.txt (ada's) shows the hidden case"
 grep -q secret "$grades/results/$ada.txt" || fail "results/$ada.txt (ada's, the instructor's) lacks the hidden case"
 expect_text "$grades/feedback/$(key cy.cu).txt" "The submission did not compile"
-expect_text "$grades/feedback/$(key gus).txt" "No submission was graded: its folder holds no kernels.cu."
+expect_text "$grades/feedback/$(key gus).txt" "No submission was graded: its folder holds no kernels.cu and no labs/01_toy/."
 [[ -z $(ls -A "$TMPDIR") ]] || fail "class: scratch left behind: $(ls -A "$TMPDIR")"
 
 # Again: nothing is graded again, and the grader says so; the scores stay.
@@ -257,6 +261,62 @@ run rubric "${toy[@]}" "$class" --program "$fake" --out "$grades"
 expect_status rubric 1
 [[ $(count_of "$work/rubric.err" "not graded again") -eq 0 ]] || fail "rubric: a submission was kept after the rubric changed"
 [[ $(grep -c '^compile' "$FAKE_LAB_LOG") -eq 6 ]] || fail "rubric: $(grep -c '^compile' "$FAKE_LAB_LOG") compiles, expected 6"
+unset FAKE_LAB_LOG
+
+# ---- GitHub Classroom: a folder of cloned student repositories --------------------------------
+# Each clone is the student pack's tree (labs/NN_LAB/ of every lab, git's .git/, tests/, ...): the
+# grader takes labs/01_toy/kernels.cu, the lab graded, and no other .cu (each other one says
+# WRONG: lab-ann's full score shows that none of them was graded).
+clones=$work/clones
+outside=$work/outside # what a link may point at: a right answer outside the student's folder
+mkdir -p "$outside/01_toy"
+echo '// right' >"$outside/01_toy/kernels.cu"
+clone() { # NAME, what its labs/01_toy/kernels.cu says
+  mkdir -p "$clones/$1/.git" "$clones/$1/labs/01_toy" "$clones/$1/labs/02_other" "$clones/$1/tests"
+  echo 'the student pack' >"$clones/$1/README.md"
+  echo '// the other lab: WRONG' >"$clones/$1/labs/02_other/kernels.cu"
+  echo '// not the submission: WRONG' >"$clones/$1/tests/only.cu"
+  echo "// $1: $2" >"$clones/$1/labs/01_toy/kernels.cu"
+}
+clone lab-ann right
+clone lab-bo WRONG
+clone lab-linked-labs right
+rm -r "$clones/lab-linked-labs/labs"
+ln -s "$outside" "$clones/lab-linked-labs/labs"
+clone lab-linked-lab right
+rm -r "$clones/lab-linked-lab/labs/01_toy"
+ln -s "$outside/01_toy" "$clones/lab-linked-lab/labs/01_toy"
+clone lab-linked-file right
+ln -sf "$outside/01_toy/kernels.cu" "$clones/lab-linked-file/labs/01_toy/kernels.cu"
+clone lab-other-course right
+rm -r "$clones/lab-other-course/labs/01_toy"
+export FAKE_LAB_LOG=$work/clones.log
+run clones "${toy[@]}" "$clones" --program "$fake" --out "$work/clone-grades"
+expect_status clones 1
+scores=$work/clone-grades/scores.csv
+expect_line "$scores" ",,,lab-ann,6,6,passed,1,2,3"
+expect_line "$scores" ",,,lab-bo,0,6,failed,0,0,0"
+expect_line "$scores" ",,,lab-linked-labs,,6,no submission: its labs is a symbolic link; links are never followed: one could lead out of the student's folder,,,"
+expect_line "$scores" ",,,lab-linked-lab,,6,no submission: its labs/01_toy is a symbolic link; links are never followed: one could lead out of the student's folder,,,"
+expect_line "$scores" ",,,lab-linked-file,,6,\"no submission: it is a symbolic link, not the file itself\",,,"
+expect_line "$scores" ",,,lab-other-course,,6,no submission: its labs/01_toy is not there,,,"
+[[ $(wc -l <"$scores") -eq 7 ]] || fail "clones: scores.csv has $(wc -l <"$scores") lines, expected a header and 6 rows: $(cat "$scores")"
+[[ $(grep -c '^compile kernels.cu$' "$FAKE_LAB_LOG") -eq 2 ]] ||
+  fail "clones: compiled $(grep '^compile' "$FAKE_LAB_LOG" | tr '\n' ' '), expected two kernels.cu (ann's and bo's)"
+expect_text "$work/clones.out" "no submission    4: lab-linked-file (it is a symbolic link, not the file itself)"
+# A class of one clone: the clone is the submission, not a folder of submissions (labs, tests).
+mkdir -p "$work/one-clone"
+cp -R "$clones/lab-ann" "$work/one-clone/"
+run one-clone "${toy[@]}" "$work/one-clone" --program "$fake" --out "$work/one-clone-grades"
+expect_status one-clone 0
+expect_line "$work/one-clone-grades/scores.csv" ",,,lab-ann,6,6,passed,1,2,3"
+[[ $(wc -l <"$work/one-clone-grades/scores.csv") -eq 2 ]] ||
+  fail "one clone: scores.csv is $(cat "$work/one-clone-grades/scores.csv")"
+# A folder of clones with no clone of the lab in any, and nothing else: every student's line.
+mkdir -p "$work/no-lab/lab-cy/labs/02_other"
+run no-lab "${toy[@]}" "$work/no-lab" --program "$fake" --out "$work/no-lab-grades"
+expect_status no-lab 1
+expect_line "$work/no-lab-grades/scores.csv" ",,,lab-cy,,6,no submission: its labs/01_toy is not there,,,"
 unset FAKE_LAB_LOG
 
 # ---- Gradescope's export ------------------------------------------------------------------------
@@ -414,7 +474,7 @@ with tarfile.open(sys.argv[1], "w:gz") as t: t.add(sys.argv[2], arcname="class")
 run targz "${toy[@]}" "$work/class.tar.gz" --program "$fake" --out "$work/targz-grades"
 expect_status targz 1
 expect_line "$work/targz-grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
-expect_line "$work/targz-grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu,,,"
+expect_line "$work/targz-grades/scores.csv" ",,,gus,,6,no submission: its folder holds no kernels.cu and no labs/01_toy/,,,"
 [[ -z $(ls -A "$TMPDIR") ]] || fail "archives: scratch left behind: $(ls -A "$TMPDIR")"
 
 # ---- the GPU lock ---------------------------------------------------------------------------------

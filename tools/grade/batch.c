@@ -3,8 +3,10 @@
  *   1. refuse bad input before anything is written: SUBMISSIONS missing, empty or holding no
  *      submission, an archive that is not one or is over a limit (unpack.h), a
  *      submission_metadata.yml that does not read, an output folder that cannot be written;
- *   2. find the submissions: each NAME.cu, and each NAME/ folder's kernels.cu (or its only .cu);
- *      in Gradescope's export, each folder's students come from submission_metadata.yml.
+ *   2. find the submissions: each NAME.cu, and in each NAME/ folder its kernels.cu, else (a clone
+ *      of the student pack or the Classroom repository) its labs/NN_LAB/kernels.cu, else its
+ *      only .cu; no symbolic link is followed. In Gradescope's export, each folder's students
+ *      come from submission_metadata.yml.
  *      Names are data: a submission's files are named by its file key (a hash of its name),
  *      its name is escaped wherever a line shows it, and every entry left out is reported;
  *   3. for each, the key: SHA-256 of the batch's settings, the rubric, the --cases files and the
@@ -44,6 +46,9 @@ enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 }
 #define ID_SIZE 256             /* a name in a folder: NAME_MAX bytes and the NUL */
 #define SHOWN_SIZE (4 * ID_SIZE + 16) /* escaped, each byte at most 4 ("\xff"), and "-N" */
 #define NAMES_LISTED 8          /* the summary names this many submissions of each kind */
+/* What a class folder holds, for a refusal; %s is the lab's folder, 04_coalescing. */
+#define WHAT_TO_GIVE "give one NAME.cu, NAME/kernels.cu or NAME/labs/%s/kernels.cu (a clone) " \
+                     "per student, or Gradescope's export"
 
 /* What became of one case of a submission. */
 typedef struct {
@@ -248,14 +253,71 @@ static entry *add_entry(batch *state, const char *name)
     return added;
 }
 
-/* The kernels .cu a submission's folder holds: its kernels.cu, or its only .cu file. */
-static void folder_submission(entry *one, const char *folder)
+/* Why `path`, inside a student's folder, is no folder to look in, or NULL when it is one. lstat:
+ * a symbolic link is never followed, since it could lead out of the student's folder (to the
+ * instructor's labs/ and the reference solution). */
+static const char *not_a_folder(const char *path)
+{
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        return "is not there";
+    if (S_ISLNK(status.st_mode))
+        return "is a symbolic link; links are never followed: one could lead out of the student's "
+               "folder";
+    if (!S_ISDIR(status.st_mode))
+        return "is not a folder";
+    return NULL;
+}
+
+/* A clone of the student pack or of the Classroom repository: the folder holds labs/. */
+static int is_clone(const char *folder)
+{
+    char labs[GRADING_PATH_SIZE];
+    grading_path(labs, sizeof labs, "%s/labs", folder);
+    struct stat status;
+    return lstat(labs, &status) == 0;
+}
+
+/* In a clone, labs/NN_LAB/kernels.cu of the lab graded: the path, or the problem. Neither labs
+ * nor labs/NN_LAB may be a symbolic link; check_file refuses a kernels.cu that is one. */
+static void clone_submission(const batch *state, entry *one, const char *folder)
+{
+    const char *lab = state->setup->lab_directory;
+    char path[GRADING_PATH_SIZE];
+    grading_path(path, sizeof path, "%s/labs", folder);
+    const char *problem = not_a_folder(path);
+    if (problem != NULL) {
+        snprintf(one->problem, sizeof one->problem, "its labs %s", problem);
+        return;
+    }
+    grading_path(path, sizeof path, "%s/labs/%s", folder, lab);
+    problem = not_a_folder(path);
+    if (problem != NULL) {
+        snprintf(one->problem, sizeof one->problem, "its labs/%s %s", lab, problem);
+        return;
+    }
+    grading_path(path, sizeof path, "%s/labs/%s/kernels.cu", folder, lab);
+    struct stat status;
+    if (lstat(path, &status) != 0)
+        snprintf(one->problem, sizeof one->problem, "its labs/%s holds no kernels.cu", lab);
+    else
+        snprintf(one->path, sizeof one->path, "%s", path);
+}
+
+/* The kernels .cu a student's folder holds, by one rule: its own kernels.cu; else, in a clone of
+ * the student pack or of the Classroom repository (a folder holding labs/), labs/NN_LAB/kernels.cu
+ * of the lab graded; else its only .cu file. */
+static void folder_submission(const batch *state, entry *one, const char *folder)
 {
     char path[GRADING_PATH_SIZE];
     grading_path(path, sizeof path, "%s/kernels.cu", folder);
     struct stat status;
     if (lstat(path, &status) == 0) {
         snprintf(one->path, sizeof one->path, "%s", path);
+        return;
+    }
+    if (is_clone(folder)) {
+        clone_submission(state, one, folder);
         return;
     }
     struct dirent **names;
@@ -272,7 +334,8 @@ static void folder_submission(entry *one, const char *folder)
     }
     free_listing(names, count);
     if (found == 0)
-        snprintf(one->problem, sizeof one->problem, "its folder holds no kernels.cu");
+        snprintf(one->problem, sizeof one->problem, "its folder holds no kernels.cu and no labs/%s/",
+                 state->setup->lab_directory);
     else if (found > 1)
         snprintf(one->problem, sizeof one->problem,
                  "its folder holds %d .cu files and no kernels.cu: which is the submission?", found);
@@ -308,7 +371,8 @@ static int is_output(const batch *state, const char *path)
 }
 
 /* A folder that holds one folder and nothing else (a zip's top folder, Gradescope's
- * assignment_NNN_export/) stands for what it holds, unless it is a submission itself. */
+ * assignment_NNN_export/) stands for what it holds, unless it is a submission itself (it holds
+ * kernels.cu, or labs/: one student's clone). */
 static void find_base(batch *state)
 {
     for (int depth = 0; depth < 4; depth++) {
@@ -325,7 +389,8 @@ static void find_base(batch *state)
             grading_path(path, sizeof path, "%s/%s", state->base, names[0]->d_name);
             char kernels[GRADING_PATH_SIZE];
             grading_path(kernels, sizeof kernels, "%s/kernels.cu", path);
-            descend = is_directory(path) && !is_regular(kernels) && !is_output(state, path);
+            descend = is_directory(path) && !is_regular(kernels) && !is_clone(path) &&
+                      !is_output(state, path);
         }
         free_listing(names, count);
         if (!descend)
@@ -379,7 +444,7 @@ static int find_submissions(batch *state)
         if (one->problem[0] != '\0')
             continue;
         if (S_ISDIR(status.st_mode)) {
-            folder_submission(one, path);
+            folder_submission(state, one, path);
         } else {
             snprintf(one->path, sizeof one->path, "%s", path);
         }
@@ -402,14 +467,13 @@ static int find_submissions(batch *state)
             snprintf(one->problem, sizeof one->problem,
                      METADATA_NAME " lists it, but its folder is not there");
     }
+    const char *lab = state->setup->lab_directory;
     if (count == 0 && state->students.count == 0)
-        return refuse("%s is empty: give one NAME.cu or NAME/kernels.cu per student, or "
-                      "Gradescope's export", state->options->submissions);
+        return refuse("%s is empty: " WHAT_TO_GIVE, state->options->submissions, lab);
     if (state->count == 0)
-        return refuse("%s holds no submission%s%s%s: give one NAME.cu or NAME/kernels.cu per "
-                      "student, or Gradescope's export", state->options->submissions,
+        return refuse("%s holds no submission%s%s%s: " WHAT_TO_GIVE, state->options->submissions,
                       state->ignored_count > 0 ? " (only " : "", state->ignored,
-                      state->ignored_count > 0 ? ")" : "");
+                      state->ignored_count > 0 ? ")" : "", lab);
     return EXIT_PASSED;
 }
 
@@ -447,8 +511,7 @@ static int unpack(batch *state)
     long entries = report.entries;
     unpack_report_free(&report);
     if (entries == 0)
-        return refuse("%s is empty: give one NAME.cu or NAME/kernels.cu per student, or "
-                      "Gradescope's export", archive);
+        return refuse("%s is empty: " WHAT_TO_GIVE, archive, state->setup->lab_directory);
     snprintf(state->base, sizeof state->base, "%s", into);
     return EXIT_PASSED;
 }
@@ -911,8 +974,8 @@ static int write_table(const batch *state, const char *name, text_buffer *table)
     return write_document(path, document);
 }
 
-/* scores.csv: Gradescope's columns (Name, SID, Email, Total Score, Max Points, Status,
- * Submission ID), then each case's points. */
+/* scores.csv: Gradescope's columns (Name, SID, Email, Submission ID, Total Score, Max Points,
+ * Status), then each case's points. */
 static int write_scores(const batch *state)
 {
     text_buffer table = {0};

@@ -1,9 +1,13 @@
 /* batch.h: grading a whole class, one submission after another (or a few at once), with the
  * single-submission path (grading.h) for each.
  *
- * SUBMISSIONS is a folder holding one NAME.cu or one NAME/ folder (with its kernels.cu) per
- * student, Gradescope's "Export Submissions" folder (submission_metadata.yml names each
- * folder's students), or an archive of either (.zip, .tar, .tar.gz, .tgz: unpack.h). A
+ * SUBMISSIONS is a folder holding one NAME.cu or one NAME/ folder per student, Gradescope's
+ * "Export Submissions" folder (submission_metadata.yml names each folder's students), or an
+ * archive of either (.zip, .tar, .tar.gz, .tgz: unpack.h). A NAME/ folder's submission is, by
+ * one rule: its kernels.cu; else, in a clone of the student pack or of the GitHub Classroom
+ * repository (a folder holding labs/), labs/NN_LAB/kernels.cu of the lab graded; else its only
+ * .cu file. No symbolic link is followed (a linked labs/, labs/NN_LAB/ or kernels.cu is that
+ * student's one-line problem): a link could lead out of the student's folder. A
  * submission's files are named by its KEY, the SHA-256 of its name in the folder (ada.cu, ben):
  * names are data, and any name grades. Into the output folder go:
  *   scores.csv          one row a student: Name, SID, Email, Submission, Total Score, Max
