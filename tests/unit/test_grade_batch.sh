@@ -29,7 +29,9 @@
 #     and say for what, compile meanwhile, never overlap a run, and both finish;
 #   - a host that cannot read the counters: not graded, said once at the top, score 0, every
 #     case "not graded" with a few words;
-#   - bad input: one line, exit 2, nothing written.
+#   - bad input: one line, exit 2, nothing written;
+#   - the output (students' names and emails) is left out by .gitignore and the grader image's
+#     ignore file.
 # And with the built coalescing program and no device (CUDA_VISIBLE_DEVICES=): every submission
 # "not graded", the CSV says so, exit 3.
 set -uo pipefail
@@ -545,6 +547,14 @@ expect_line "$work/counters.text" "case builds: NOT GRADED, 0 / 1 points"
 grep -q '"score":[[:space:]]*0,' "$work/counters.gradescope" || fail "counters (gradescope): the score is not 0"
 grep -q '"status":[[:space:]]*"passed"' "$work/counters.gradescope" && fail "counters (gradescope): a case passed"
 grep -q '"gradable":[[:space:]]*false' "$work/counters.prairielearn" || fail "counters (prairielearn): gradable is not false"
+
+# ---- the output holds students' names and emails: git and the grader image leave it out ------------
+grep -qx 'grades-\*/' "$root/.gitignore" || fail ".gitignore does not leave out grades-*/ (the batch's default --out)"
+if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  git -C "$root" check-ignore -q grades-coalescing/scores.csv || fail "git does not ignore grades-coalescing/scores.csv"
+fi
+grep -qx 'grades-\*' "$root/tools/grade/platforms/prairielearn/Dockerfile.dockerignore" ||
+  fail "the grader image's build context keeps grades-*"
 
 # ---- the coalescing lab's program, no device: every submission not graded ------------------------
 gpu_class=$work/gpu-class

@@ -46,6 +46,7 @@ toy=(--root "$fake" toy "$work/submission.cu" --program "$work/toy")
 
 expect_refused "no arguments"
 expect_refused "one argument" toy
+grep -q -- '--program\|--root' "$work/err" && fail "the usage line names an internal option: $(cat "$work/err")"
 expect_refused "unknown option" "${toy[@]}" --bogus
 expect_refused "bad format" "${toy[@]}" --format xml
 expect_refused "--out without a value" "${toy[@]}" --out
@@ -54,6 +55,31 @@ expect_refused "unknown lab" --root "$fake" nolab "$work/submission.cu" --progra
 expect_refused "unknown case" "${toy[@]}" --case nope
 expect_refused "--build-dir (gone in v2)" "${toy[@]}" --build-dir /tmp
 expect_refused "missing --cases file" "${toy[@]}" --cases "$work/none"
+
+# --help (or -h, anywhere): exit 0, on stdout the usage as ./memlab grade takes it (no internal
+# option), every option, where a class's folder holds each submission, the exit statuses.
+for arguments in "--help" "-h" "${toy[*]} --help" "--root $fake --help"; do
+  # shellcheck disable=SC2086 # the arguments are words on purpose
+  "$grade" $arguments >"$work/help" 2>"$work/err"
+  status=$?
+  [[ $status -eq 0 ]] || fail "$arguments: exit $status, expected 0"
+  [[ ! -s $work/err ]] || fail "$arguments: wrote to stderr: $(cat "$work/err")"
+  sed -n '/^usage:/,/^$/p' "$work/help" >"$work/usage"
+  grep -q '^usage: ./memlab grade LAB KERNELS.cu ' "$work/usage" || fail "$arguments: no usage line"
+  grep -q '^       ./memlab grade LAB SUBMISSIONS ' "$work/usage" || fail "$arguments: no class usage"
+  grep -q -- '--program\|--root' "$work/usage" && fail "$arguments: the usage names an internal option"
+  for option in --format --out --jobs --cases --case --check-rubric --visible-cases --help; do
+    grep -q -- "^  $option" "$work/help" || fail "$arguments: the option $option is not listed"
+  done
+  grep -q 'its labs/NN_LAB/kernels.cu' "$work/help" || fail "$arguments: no word of a clone's kernels.cu"
+  grep -q '^exit status:$' "$work/help" || fail "$arguments: no exit statuses"
+  for code in 0 1 2 3; do
+    grep -q "^  $code  " "$work/help" || fail "$arguments: exit status $code is not described"
+  done
+done
+expect_refused "an unknown option" "${toy[@]}" --hepl
+grep -q "unknown option '--hepl' (./memlab grade --help lists them)" "$work/err" ||
+  fail "an unknown option: message is '$(cat "$work/err")'"
 
 # The program: the instructor's, built; the grader runs nothing else.
 expect_refused "no --program" --root "$fake" toy "$work/submission.cu"

@@ -95,6 +95,17 @@ for program in "${programs[@]}"; do
   [[ $status -eq 0 ]] || fail "run $program --help: exit $status, expected 0"
   grep -q "^usage: $program " "$work/out" || fail "run $program --help: no usage line"
 done
+# grade --help, with or without a lab: the grader's usage, options and exit statuses, exit 0.
+for arguments in "--help" "coalescing --help"; do
+  # shellcheck disable=SC2086 # the arguments are words on purpose
+  timeout 60 "$memlab" grade $arguments >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 0 ]] || { fail "grade $arguments: exit $status, expected 0"; cat "$work/err"; }
+  grep -q '^usage: ./memlab grade LAB KERNELS.cu ' "$work/out" || fail "grade $arguments: no usage line"
+  grep -q '^exit status:$' "$work/out" || fail "grade $arguments: no exit statuses"
+  sed -n '/^usage:/,/^$/p' "$work/out" >"$work/usage"
+  grep -q -- '--program' "$work/usage" && fail "grade $arguments: the usage names the internal --program"
+done
 # check takes every lab's name, one or all; with no GPU its own GPU check answers (exit 3).
 if nvidia-smi -L >/dev/null 2>&1; then
   echo "a GPU is here: check's argument acceptance is left out (it would run for minutes)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_package: ./memlab package, both platforms, for the coalescing lab, no GPU needed.
+# test_package: ./memlab package, the three platforms, for the coalescing lab, no GPU needed.
 #   tests/unit/test_package.sh PATH/TO/memlab_skeleton PATH/TO/memlab_grade PATH/TO/coalescing
 #
 # Every refusal: one line on stderr, exit 2, nothing written (a wrong platform, lab or number of
@@ -12,10 +12,21 @@
 #     it can); question.html has a pl-file-editor for kernels.cu whose text, unescaped, is the
 #     skeleton tool's student version (its TODOs, no solution line) and survives PrairieLearn's
 #     Mustache pass, and the grader's results in the submission panel; tests/rubric is the rubric,
-#     hidden cases and all; tests/run.sh runs the grader with the right paths and turns a refusal
-#     into "gradable": false (run here with /grade and /memlab moved into a scratch directory and
-#     a stand-in for ./memlab); the Dockerfile builds memlab on a CUDA 13 devel image.
-#   classroom: the tree is the student pack's plus ASSIGNMENT.md and the workflow; the lab's
+#     hidden cases and all; tests/run.sh runs the grader with the right paths and turns the
+#     grader's exit 2 (no results: a missing or oversized kernels.cu) into a score of 0,
+#     "gradable": false, with the grader's line (run here with /grade and /memlab moved into a
+#     scratch directory and a stand-in for ./memlab); the Dockerfile builds memlab on a CUDA 13
+#     devel image and leaves out grades-*; every lab's question ships its handout in
+#     clientFilesQuestion/ with the figures it shows (every local link resolves there), linked
+#     from question.html, which names the lab's header only where the lab has one.
+#   gradescope: setup.sh (the CUDA 13 toolkit, ./memlab setup, the build), run_autograder and the
+#     checkout in memlab/ (the full rubric and the reference solution; no .git, build or
+#     grades-*); run_autograder runs the grader with the right paths, keeps its results, and
+#     turns its exit 2 (a missing or oversized kernels.cu) into results.json with a score of 0
+#     and the grader's line (run with /autograder moved into a scratch directory and a stand-in
+#     for ./memlab).
+#   classroom: the tree is the student pack's plus ASSIGNMENT.md and the workflow (ASSIGNMENT.md's
+#     links, the handout's among them, and the handout's own links resolve in it); the lab's
 #     kernels.cu is the student version, its host program the instructor's; the workflow parses
 #     (PyYAML, or a line-by-line reading of its few shapes) and has one autograding step per
 #     visible case that needs no reference solution, each with the case's points as max-score,
@@ -72,8 +83,8 @@ expect_refused "no arguments" "takes a platform, a lab and a directory" "$memlab
 expect_refused "two arguments" "takes a platform, a lab and a directory" "$memlab" package prairielearn coalescing
 expect_refused "four arguments" "takes a platform, a lab and a directory" \
   "$memlab" package prairielearn coalescing "$area/a" "$area/b"
-expect_refused "an unknown platform" "unknown platform 'gradescope'" \
-  "$memlab" package gradescope coalescing "$area/new"
+expect_refused "an unknown platform" "unknown platform 'moodle': prairielearn, gradescope or classroom" \
+  "$memlab" package moodle coalescing "$area/new"
 expect_refused "an empty platform" "unknown platform ''" "$memlab" package "" coalescing "$area/new"
 expect_refused "an unknown lab" "no lab program 'coalesce'" \
   "$memlab" package prairielearn coalesce "$area/new"
@@ -84,6 +95,8 @@ if [[ -e $root/STUDENT.md ]]; then
     "$memlab" package prairielearn coalescing "$area/new"
   expect_refused "a student pack (classroom)" "this is a student pack" \
     "$memlab" package classroom coalescing "$area/new"
+  expect_refused "a student pack (gradescope)" "this is a student pack" \
+    "$memlab" package gradescope coalescing "$area/new"
   if ((failures > 0)); then
     echo "$failures failed"
     exit 1
@@ -94,7 +107,7 @@ fi
 
 command -v python3 >/dev/null 2>&1 || { echo "FAIL: python3 is needed to read the JSON, HTML and YAML"; exit 1; }
 
-for platform in prairielearn classroom; do
+for platform in prairielearn gradescope classroom; do
   expect_refused "$platform into a directory that is not empty" "$area/full is not empty" \
     "$memlab" package "$platform" coalescing "$area/full"
   expect_refused "$platform over a file" "$area/file exists and is not a directory" \
@@ -140,13 +153,11 @@ if ! "$memlab" package prairielearn coalescing "$pl" >"$work/out" 2>"$work/err";
   fail "package prairielearn failed: $(cat "$work/err")"
 fi
 grep -q "prairielearn package of coalescing in $pl" "$work/out" || fail "package prairielearn said: $(cat "$work/out")"
-expected_files="README.md
-grader-image/Dockerfile
-grader-image/Dockerfile.dockerignore
-info.json
-question.html
-tests/rubric
-tests/run.sh"
+# The handout ships in clientFilesQuestion/ with the figures it shows, laid out as in handouts/.
+shown=$(grep -o '](figures/[^)#[:space:]]*' "$root/handouts/$lab.md" | sed 's|^](|clientFilesQuestion/handouts/|')
+expected_files=$(printf '%s\n' README.md "clientFilesQuestion/handouts/$lab.md" $shown \
+  grader-image/Dockerfile grader-image/Dockerfile.dockerignore info.json question.html \
+  tests/rubric tests/run.sh | sort -u)
 files=$(cd "$pl" && find . -type f | sed 's|^\./||' | sort)
 [[ $files == "$expected_files" ]] || fail "the question's files are: ${files//$'\n'/ }"
 "$skeleton" "$root/labs/$lab/kernels.cu" -o "$work/student.cu" || fail "the skeleton tool failed"
@@ -220,7 +231,16 @@ code = html.unescape(text)
 check(code == open(student).read(), "question.html: the editor's text is not the skeleton of kernels.cu")
 check("TODO" in code, "question.html: the editor's text has no TODO")
 check(re.search(r"<[A-Za-z/!]", text) is None, "question.html: the code holds markup (< not escaped)")
-check("{{" not in page, "question.html: '{{' would go through PrairieLearn's Mustache pass")
+# The one Mustache tag the page may hold: the URL of clientFilesQuestion/, in the handout's link.
+check(re.sub(r"\{\{options\.client_files_question_url\}\}", "", page).count("{{") == 0,
+      "question.html: a '{{' other than the handout's URL would go through PrairieLearn's Mustache pass")
+links = re.findall(r'href="\{\{options\.client_files_question_url\}\}/([^"]*)"', page)
+check(links == ["handouts/04_coalescing.md"], "question.html: its links into clientFilesQuestion are %r" % links)
+for link in links:
+    check(os.path.isfile(os.path.join(question, "clientFilesQuestion", link)),
+          "question.html links to %s, which clientFilesQuestion/ does not hold" % link)
+check("may include the CUDA headers," in page and "coalescing.h" not in page,
+      "question.html: lab 04 has no header, but the page says what else a file may include")
 student_lines = {line.strip() for line in open(student)}
 page_lines = {line.strip() for line in html.unescape(page).splitlines()}
 for line in open(solution):
@@ -239,7 +259,9 @@ try:
 except ImportError:
     print("chevron or lxml not here: question.html read with the standard library only")
 else:
-    rendered = chevron.render(page, {"params": {}})
+    rendered = chevron.render(page, {"params": {}, "options": {"client_files_question_url": "CLIENT"}})
+    check('href="CLIENT/handouts/04_coalescing.md"' in rendered,
+          "question.html: Mustache does not render the handout's link")
     found = [e for f in lxml.html.fragments_fromstring(rendered) if not isinstance(f, str)
              for e in f.iter("pl-file-editor")]
     element = lxml.html.fragment_fromstring(lxml.html.tostring(found[0], encoding="unicode"))
@@ -267,7 +289,7 @@ grep -q '^./memlab grade coalescing /grade/student/kernels.cu --format prairiele
 grep -q '^results=/grade/results/results.json$' "$pl/tests/run.sh" || fail "tests/run.sh does not write /grade/results/results.json"
 fake=$work/entrypoint
 sed -e "s|/grade/|$fake/grade/|g" -e "s#\([ =]\)/memlab#\1$fake/memlab#g" "$pl/tests/run.sh" >"$work/run.sh"
-grep -q "^cd $fake/memlab " "$work/run.sh" || fail "the entrypoint does not work in /memlab"
+grep -q "^if ! cd $fake/memlab; then$" "$work/run.sh" || fail "the entrypoint does not work in /memlab"
 mkdir -p "$fake/memlab/labs/$lab"
 cat >"$fake/memlab/memlab" <<STAND_IN
 #!/usr/bin/env bash
@@ -294,9 +316,10 @@ entrypoint refused || fail "the entrypoint exited $? for a refused submission"
 python3 -c '
 import json, sys
 results = json.load(open(sys.argv[1]))
-assert results["gradable"] is False, results
-assert "over 256 KiB \"big\"" in results["format_errors"][0], results
-' "$fake/grade/results/results.json" || fail "a refusal did not become gradable: false with its line"
+assert results["gradable"] is False and results["score"] == 0, results
+line = "Not graded, score 0 (exit status 2): memlab grade: the submission kernels.cu is over 256 KiB \"big\""
+assert results["message"] == line and results["format_errors"] == [line], results
+' "$fake/grade/results/results.json" || fail "a refusal (exit 2) did not become a score of 0 (gradable: false) with its line"
 rm "$fake/grade/tests/rubric"
 STAND_IN=graded bash "$work/run.sh" >/dev/null 2>&1
 grep -q '"gradable": false' "$fake/grade/results/results.json" || fail "no tests/rubric did not become gradable: false"
@@ -312,7 +335,7 @@ grep -q '\./memlab grade --check-rubric labs/\*/rubric' "$docker" || fail "the D
 [[ $(grep -n 'MEMLAB_NO_BUILD=1' "$docker" | cut -d: -f1) -gt $(grep -n '^RUN ' "$docker" | cut -d: -f1) ]] ||
   fail "the Dockerfile sets MEMLAB_NO_BUILD before it builds"
 grep -q 'NVIDIA_VISIBLE_DEVICES=all' "$docker" || fail "the Dockerfile does not ask the NVIDIA runtime for the GPUs"
-for ignored in .git build 'build-\*'; do
+for ignored in .git build 'build-\*' 'grades-\*'; do
   grep -qx "$ignored" "$pl/grader-image/Dockerfile.dockerignore" || fail "the image's build context keeps $ignored"
 done
 # The build step's command, run here on this tree (the grading tools given: it reads the rubrics).
@@ -334,6 +357,120 @@ else
   fail "package prairielearn with MEMLAB_GRADER_IMAGE failed"
 fi
 
+# Every lab's question ships its handout and the figures it shows: each local link of the shipped
+# handout resolves inside clientFilesQuestion/; the page names the lab's header where it has one.
+for handout in "$root"/handouts/[0-9][0-9]_*.md; do
+  directory=$(basename "$handout" .md)
+  name=${directory#[0-9][0-9]_}
+  [[ -f $root/labs/$directory/rubric ]] || continue
+  out=$work/pl-$name
+  if ! "$memlab" package prairielearn "$name" "$out" >/dev/null 2>"$work/err"; then
+    fail "package prairielearn $name failed: $(cat "$work/err")"
+    continue
+  fi
+  [[ ! -s $work/err ]] || fail "package prairielearn $name warned: $(cat "$work/err")"
+  shipped=$out/clientFilesQuestion/handouts
+  cmp -s "$handout" "$shipped/$directory.md" || fail "$name: the question's handout is not handouts/$directory.md"
+  for link in $(grep -o '\]([^)#[:space:]]*' "$handout" | sed 's/^](//' | grep -v '://'); do
+    [[ -f $shipped/$link ]] || fail "$name: the shipped handout links to $link, which the question lacks"
+    cmp -s "$root/handouts/$link" "$shipped/$link" || fail "$name: the question's $link is not handouts/$link"
+  done
+  grep -q "href=\"{{options.client_files_question_url}}/handouts/$directory.md\"" "$out/question.html" ||
+    fail "$name: question.html does not link the handout"
+  if [[ -f $root/labs/$directory/$name.h ]]; then
+    grep -q "may include the CUDA headers and <code>$name.h</code>," "$out/question.html" ||
+      fail "$name: question.html does not name the lab's header $name.h"
+  else
+    grep -q "may include the CUDA headers," "$out/question.html" && ! grep -q "$name\.h" "$out/question.html" ||
+      fail "$name: the lab has no header, but question.html names one"
+  fi
+done
+
+# ---- Gradescope ---------------------------------------------------------------------------------
+gradescope=$work/gradescope
+if ! "$memlab" package gradescope coalescing "$gradescope" >"$work/out" 2>"$work/err"; then
+  fail "package gradescope failed: $(cat "$work/err")"
+fi
+grep -q "gradescope package of coalescing in $gradescope" "$work/out" || fail "package gradescope said: $(cat "$work/out")"
+[[ $(cd "$gradescope" && ls -A | sort | tr '\n' ' ') == "README.md memlab run_autograder setup.sh " ]] ||
+  fail "the autograder's files are: $(cd "$gradescope" && ls -A | tr '\n' ' ')"
+for file in run_autograder setup.sh; do
+  [[ -x $gradescope/$file ]] || fail "$file is not executable"
+  bash -n "$gradescope/$file" || fail "$file is not valid bash"
+done
+# memlab/: the checkout, less what the grader image's ignore file leaves out; the full rubric.
+for name in .git build grades-coalescing; do
+  [[ ! -e $gradescope/memlab/$name ]] || fail "the autograder's checkout holds $name"
+done
+for path in "$root"/build-*; do
+  [[ ! -e $gradescope/memlab/$(basename "$path") ]] || fail "the autograder's checkout holds $(basename "$path")"
+done
+for path in memlab CMakeLists.txt common labs handouts tools; do
+  [[ -e $gradescope/memlab/$path ]] || fail "the autograder's checkout lacks $path"
+done
+cmp -s "$gradescope/memlab/labs/$lab/rubric" "$root/labs/$lab/rubric" ||
+  fail "the autograder's rubric is not the lab's, hidden cases and all"
+cmp -s "$gradescope/memlab/labs/$lab/kernels.cu" "$root/labs/$lab/kernels.cu" ||
+  fail "the autograder's kernels.cu is not the reference solution"
+grep -q '^apt-get install -y --no-install-recommends cuda-toolkit-13-0$' "$gradescope/setup.sh" ||
+  fail "setup.sh does not install the CUDA 13 toolkit"
+grep -q '^cd /autograder/source/memlab$' "$gradescope/setup.sh" && grep -q '^\./memlab setup$' "$gradescope/setup.sh" &&
+  grep -q '^\./memlab grade --check-rubric labs/\*/rubric$' "$gradescope/setup.sh" ||
+  fail "setup.sh does not install memlab's packages and build in /autograder/source/memlab"
+# The grading time the question's README gives (checked above against the rubric), here too.
+worst=$(grep -o 'up to [0-9]* s' "$pl/README.md")
+[[ -n $worst ]] && grep -q "$worst in all" "$gradescope/README.md" || fail "README.md does not give the grading time, $worst"
+grep -q 'zip -r ../autograder.zip setup.sh run_autograder memlab' "$gradescope/README.md" ||
+  fail "README.md does not say how to zip the autograder"
+# run_autograder, with /autograder moved into a scratch directory and a stand-in for ./memlab
+# that records its arguments and does what STAND_IN says.
+# shellcheck disable=SC2016 # $results is run_autograder's variable
+grep -q '^MEMLAB_NO_BUILD=1 ./memlab grade coalescing /autograder/submission/kernels.cu --format gradescope \\$' \
+  "$gradescope/run_autograder" || fail "run_autograder does not grade /autograder/submission/kernels.cu"
+grep -q '^results=/autograder/results/results.json$' "$gradescope/run_autograder" ||
+  fail "run_autograder does not write /autograder/results/results.json"
+fake=$work/autograder
+sed "s|/autograder/|$fake/autograder/|g" "$gradescope/run_autograder" >"$work/run_autograder"
+mkdir -p "$fake/autograder/source/memlab"
+cat >"$fake/autograder/source/memlab/memlab" <<STAND_IN
+#!/usr/bin/env bash
+echo "\$*" >"$fake/arguments"
+case \$STAND_IN in
+  graded) echo '{"score": 3, "tests": []}' >"\$7"; exit 1 ;;
+  missing) echo "memlab grade: no submission \$3 (no such file)" >&2; exit 2 ;;
+  oversized) echo 'memlab grade: the submission kernels.cu holds 300000 bytes, "more" than the limit' >&2; exit 2 ;;
+esac
+STAND_IN
+chmod +x "$fake/autograder/source/memlab/memlab"
+autograder() { # STAND_IN behaviour
+  rm -rf "$fake/autograder/submission" "$fake/autograder/results" "$fake/arguments"
+  mkdir -p "$fake/autograder/submission"
+  echo "// the student's" >"$fake/autograder/submission/kernels.cu"
+  STAND_IN=$1 bash "$work/run_autograder" >/dev/null 2>&1
+}
+autograder graded || fail "run_autograder exited $? for a graded submission"
+[[ $(cat "$fake/arguments" 2>/dev/null) == "grade coalescing $fake/autograder/submission/kernels.cu --format gradescope --out $fake/autograder/results/results.json" ]] ||
+  fail "run_autograder ran: $(cat "$fake/arguments" 2>/dev/null)"
+grep -q '"score": 3' "$fake/autograder/results/results.json" || fail "run_autograder changed the grader's results"
+for behaviour in missing oversized; do
+  autograder "$behaviour" || fail "run_autograder exited $? when the grader exited 2 ($behaviour)"
+  python3 - "$fake/autograder/results/results.json" "$behaviour" "$fake" <<'EOF' ||
+import json, sys
+path, behaviour, fake = sys.argv[1:4]
+results = json.load(open(path))
+line = {"missing": "memlab grade: no submission %s/autograder/submission/kernels.cu (no such file)" % fake,
+        "oversized": 'memlab grade: the submission kernels.cu holds 300000 bytes, "more" than the limit'}[behaviour]
+assert results["score"] == 0 and results["tests"] == [], results
+assert results["output"] == "Not graded, score 0 (exit status 2): " + line, results
+assert results["output_format"] == "text", results
+EOF
+    fail "run_autograder: the grader's exit 2 ($behaviour) did not become a score of 0 with its line: $(cat "$fake/autograder/results/results.json")"
+done
+rm -r "$fake/autograder/source/memlab"
+autograder graded
+grep -q '"score": 0, "output": "Not graded, score 0: the autograder has no memlab checkout' \
+  "$fake/autograder/results/results.json" || fail "no checkout did not become a score of 0 with a reason"
+
 # ---- GitHub Classroom ----------------------------------------------------------------------------
 classroom=$work/classroom
 if ! "$memlab" package classroom coalescing "$classroom" >"$work/out" 2>"$work/err"; then
@@ -348,6 +485,14 @@ difference=$(diff -r "$work/pack/memlab" "$classroom" 2>&1)
 Only in $classroom: ASSIGNMENT.md" ]] || fail "the repository is not the student pack plus the workflow and ASSIGNMENT.md: $difference"
 [[ $(cd "$classroom/.github" && find . -type f) == "./workflows/classroom.yml" ]] || fail ".github holds more than the workflow"
 cmp -s "$classroom/labs/$lab/kernels.cu" "$work/student.cu" || fail "the repository's kernels.cu is not the student version"
+# ASSIGNMENT.md's links, and the lab handout's that it sends students to, resolve in the repository.
+for link in $(grep -o '\]([^)#[:space:]]*' "$classroom/ASSIGNMENT.md" | sed 's/^](//' | grep -v '://'); do
+  [[ -f $classroom/$link ]] || fail "ASSIGNMENT.md links to $link, which the repository lacks"
+done
+grep -q "](handouts/$lab.md)" "$classroom/ASSIGNMENT.md" || fail "ASSIGNMENT.md does not link the handout"
+for link in $(grep -o '\]([^)#[:space:]]*' "$root/handouts/$lab.md" | sed 's/^](//' | grep -v '://'); do
+  [[ -f $classroom/handouts/$link ]] || fail "the repository's handout links to $link, which the repository lacks"
+done
 cmp -s "$classroom/labs/$lab/coalescing.cu" "$root/labs/$lab/coalescing.cu" || fail "the repository's coalescing.cu is not the instructor's host program"
 "$grade" --visible-cases "$root/labs/$lab/rubric" >"$work/visible" || fail "--visible-cases failed"
 cmp -s "$classroom/labs/$lab/rubric" "$work/visible" || fail "the repository's rubric is not the visible cases"
@@ -510,4 +655,4 @@ if ((failures > 0)); then
   echo "$failures failed"
   exit 1
 fi
-echo "package: both platforms' files hold what they document; $ran Classroom steps run up to the GPU"
+echo "package: the three platforms' files hold what they document; $ran Classroom steps run up to the GPU"

@@ -6,16 +6,19 @@
  *                [--cases FILE]... [--case NAME]
  *   memlab_grade --check-rubric FILE...     read rubric files, report the first error
  *   memlab_grade --visible-cases FILE       the file without its non-visible cases
+ *   memlab_grade --help                     the usage as ./memlab grade takes it, the options,
+ *                                           the exit statuses (exit 0)
  *
  * A submission is a kernels.cu: device code only (the lab contract v2, common/kernels.h). The
  * grader builds nothing and runs nothing of the submission's but its kernels: every process it
  * starts is the instructor's lab program, PATH (./memlab grade passes the one it built).
  * grading.c grades one submission: it copies the file, has PATH compile it once, runs each case
  * as a process of its own (holding the GPU lock, gpu_lock.h) and evaluates its checks; results.c
- * writes the results. SUBMISSIONS, a folder, a .zip or a .tar.gz (a class, or Gradescope's
- * export), is graded by batch.c, each submission as one. Before anything runs, bad input is refused with one
- * line: a missing program or submission, a submission that is not a regular file (a link, a
- * device) or over the size limit, a malformed rubric, an output that cannot be written.
+ * writes the results. SUBMISSIONS, a folder, a .zip or a .tar.gz (a class, Gradescope's export,
+ * or a folder of cloned student repositories), is graded by batch.c, each submission as one
+ * (batch.h says where a student's folder holds it). Before anything runs, bad input is refused
+ * with one line: a missing program or submission, a submission that is not a regular file (a
+ * link, a device) or over the size limit, a malformed rubric, an output that cannot be written.
  * A tree with STUDENT.md at its root is a student pack: its programs carry the student version
  * of the kernels, so the cases that need the reference solution are not graded there.
  *
@@ -40,6 +43,8 @@
 #include "text.h"
 
 enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 };
+/* parse_options' answer to --help: print it and exit 0. */
+enum { HELP_ASKED = -1 };
 
 #define MAX_CASE_FILES BATCH_MAX_CASE_FILES
 #define MAX_JOBS 64
@@ -269,9 +274,61 @@ static int print_visible_cases(const char *path)
 }
 
 
+/* The usage names what a user types: ./memlab grade passes --root and --program itself. */
 static const char usage_line[] =
-    "usage: memlab grade LAB SUBMISSION.cu|SUBMISSIONS --program PATH [--format text|gradescope|"
-    "prairielearn] [--out FILE|DIR] [--jobs N] [--cases FILE] [--case NAME]";
+    "usage: ./memlab grade LAB KERNELS.cu|SUBMISSIONS [--format text|gradescope|prairielearn] "
+    "[--out FILE|DIR] [--jobs N] [--cases FILE] [--case NAME] (./memlab grade --help)";
+
+static void print_help(void)
+{
+    fputs("usage: ./memlab grade LAB KERNELS.cu [--format text|gradescope|prairielearn]\n"
+          "                      [--out FILE] [--cases FILE]... [--case NAME]\n"
+          "       ./memlab grade LAB SUBMISSIONS [--out DIR] [--jobs N] [--cases FILE]...\n"
+          "                      [--case NAME]\n"
+          "       ./memlab grade --check-rubric RUBRIC...\n"
+          "       ./memlab grade --visible-cases RUBRIC\n"
+          "\n"
+          "Grades a student's kernels.cu against the lab's rubric (labs/NN_LAB/rubric): the\n"
+          "instructor's lab program compiles it and runs each case in a process of its own, on\n"
+          "the GPU. LAB is a lab program: coalescing, bank_conflicts, ... (./memlab list).\n"
+          "\n"
+          "SUBMISSIONS, a class: a folder, Gradescope's export, or a .zip, .tar or .tar.gz of\n"
+          "either. The folder holds one NAME.cu or one NAME/ folder per student; a NAME/\n"
+          "folder's submission is its kernels.cu, else (a clone of the student pack or of the\n"
+          "GitHub Classroom repository) its labs/NN_LAB/kernels.cu, else its only .cu file. No\n"
+          "symbolic link is followed.\n"
+          "\n"
+          "options:\n"
+          "  --format text|gradescope|prairielearn\n"
+          "                     one submission: the results' format (default text)\n"
+          "  --out FILE         one submission: write the results to FILE; the text report still\n"
+          "                     goes to standard output\n"
+          "  --out DIR          a class: scores.csv, canvas.csv, files.csv, feedback/ and\n"
+          "                     results/ go into DIR (default grades-LAB)\n"
+          "  --jobs N           a class: submissions compiled at once, 1 to 64 (default 1); their\n"
+          "                     cases take turns on the GPU\n"
+          "  --cases FILE       more cases, in the rubric's format (hidden cases kept elsewhere);\n"
+          "                     up to 16 files\n"
+          "  --case NAME        grade this case alone\n"
+          "  --check-rubric RUBRIC...\n"
+          "                     read rubric files; say what is wrong in the first bad one\n"
+          "  --visible-cases RUBRIC\n"
+          "                     print the rubric without its cases that are not visible\n"
+          "  --help             this text\n"
+          "\n"
+          "exit status:\n"
+          "  0  every case passed (a class: every submission did)\n"
+          "  1  a case failed, or the submission was refused or did not compile (a class: a\n"
+          "     submission did, or a student has none)\n"
+          "  2  bad usage, a malformed rubric, a missing program or submission, an output that\n"
+          "     cannot be written: one line on stderr, nothing graded\n"
+          "  3  not gradable on this host: no CUDA device, counters not readable, no reference\n"
+          "     solution for a case (a class: any submission, before 1)\n"
+          "\n"
+          "Run as build/tools/memlab_grade, it also takes --program build/labs/LAB (needed) and\n"
+          "--root DIR (the checkout; default .), which ./memlab grade passes.\n",
+          stdout);
+}
 
 static int parse_options(int argc, char **argv, options *given)
 {
@@ -281,6 +338,8 @@ static int parse_options(int argc, char **argv, options *given)
     int positional_count = 0;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
+        if (strcmp(flag, "--help") == 0 || strcmp(flag, "-h") == 0)
+            return HELP_ASKED;
         int takes_value = strcmp(flag, "--root") == 0 || strcmp(flag, "--format") == 0 ||
                           strcmp(flag, "--out") == 0 || strcmp(flag, "--cases") == 0 ||
                           strcmp(flag, "--case") == 0 || strcmp(flag, "--program") == 0 ||
@@ -321,7 +380,7 @@ static int parse_options(int argc, char **argv, options *given)
             return usage_error("%s", "--build-dir is gone: the grader builds nothing, it runs the "
                                      "lab program given with --program");
         } else if (flag[0] == '-' || flag[0] == '\0') {
-            return usage_error("unknown option '%s' (see tools/grade/README.md)", flag);
+            return usage_error("unknown option '%s' (./memlab grade --help lists them)", flag);
         } else if (positional_count < 2) {
             positional[positional_count++] = flag;
         } else {
@@ -391,6 +450,10 @@ int main(int argc, char **argv)
 
     options given;
     int status = parse_options(argc, argv, &given);
+    if (status == HELP_ASKED) {
+        print_help();
+        return EXIT_PASSED;
+    }
     if (status != EXIT_PASSED)
         return status;
 
