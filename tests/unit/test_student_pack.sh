@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# test_student_pack: the student pack's own test suite passes, run as STUDENT.md tells students.
+# test_student_pack: the student pack's own test suite passes, run as its README tells students
+# (tools/skeleton/student_readme.md, the pack's README.md: its commands are run by the pack's
+# unit_readme_commands where gnuplot is installed).
 #   tests/unit/test_student_pack.sh PATH/TO/memlab_skeleton PATH/TO/memlab_grade
 # ./memlab student-pack writes the pack; unpacked in a temporary directory, its `./memlab test`
 # configures, builds (for one CUDA architecture, 75) and runs its CTest, reusing nothing of the
