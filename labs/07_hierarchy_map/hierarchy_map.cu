@@ -346,8 +346,8 @@ static double bandwidth_bytes(long long kind)
 
 /* Where the model puts a chain of lines, by its footprint against the model GPU's L1 and L2
  * sizes: the L1 up to three quarters of the L1, a mix of L1 and L2 up to one and a half L1s,
- * the L2 up to half the L2, its far half up to 0.95 of the L2, a mix of L2 and DRAM up to twice
- * the L2, DRAM beyond (where chase_warm_loads makes no warm lap). */
+ * the L2 up to half the L2, a slower L2 plateau up to 0.95 of the L2, a mix of L2 and DRAM up to
+ * twice the L2, DRAM beyond (where chase_warm_loads makes no warm lap). */
 typedef enum { LEVEL_L1, LEVEL_L1_L2, LEVEL_L2, LEVEL_L2_FAR, LEVEL_L2_DRAM, LEVEL_DRAM } level;
 
 static level chase_level(double footprint)
