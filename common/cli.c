@@ -136,8 +136,8 @@ static int parse_sweep(const ml_lab *lab, const char *text, ml_options *options,
         return fail(error, error_size, "--sweep expects " SWEEP_FORMS ", got '%s'", text);
     int param_index = find_param(lab, text, (size_t)(equals - text));
     if (param_index < 0)
-        return fail(error, error_size, "--sweep: '%.*s' is not a parameter of %s (see --help)",
-                    (int)(equals - text), text, lab->program);
+        return fail(error, error_size, "--sweep: '%.*s' is not a parameter of %s (./memlab run %s "
+                    "--help lists them)", (int)(equals - text), text, lab->program, lab->program);
     const ml_param *param = &lab->params[param_index];
 
     char values[4096];
@@ -176,8 +176,8 @@ static int select_variants(const ml_lab *lab, const char *names, ml_options *opt
             }
         }
         if (!found)
-            return fail(error, error_size, "unknown variant '%.*s' (%s --list shows them)",
-                        (int)length, name, lab->program);
+            return fail(error, error_size, "unknown variant '%.*s' (./memlab run %s --list shows "
+                        "them)", (int)length, name, lab->program);
         name += length;
         if (*name == '\0')
             return ML_EXIT_OK;
@@ -249,11 +249,12 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             continue;
         }
         if (strncmp(flag, "--", 2) != 0)
-            return fail(error, error_size, "unexpected argument '%s' (flags start with --; see --help)",
-                        flag);
+            return fail(error, error_size, "unexpected argument '%s' (flags start with --: "
+                        "./memlab run %s --help)", flag, lab->program);
         /* Every other flag takes a value. */
         if (!takes_value(lab, flag))
-            return fail(error, error_size, "unknown flag '%s' (see %s --help)", flag, lab->program);
+            return fail(error, error_size, "unknown flag '%s' (./memlab run %s --help lists them)",
+                        flag, lab->program);
         if (i + 1 >= argc)
             return fail(error, error_size, "%s needs a value", flag);
         const char *value = argv[++i];
@@ -301,7 +302,9 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                 return status;
             options->out_path = value;
         } else if (strcmp(flag, "--kernels") == 0) {
-            if (ml_kernels_check_file(value, lab->program, error, error_size) != 0)
+            char lab_header[256];
+            ml_kernels_lab_header(lab->kernels, lab_header, sizeof lab_header);
+            if (ml_kernels_check_file(value, lab_header, error, error_size) != 0)
                 return ML_EXIT_USAGE;
             options->kernels_path = value;
         } else if (strcmp(flag, "--save-kernels") == 0) {
@@ -412,7 +415,8 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "  --gpu NAME             with --model: predict for this GPU (h100, the default, h200,\n"
           "                         a100, l4, t4, rtx4090)\n"
           "  --format table|csv|json\n"
-          "  --out FILE             write the report to FILE instead of standard output\n"
+          "  --out FILE             write the report, in the --format, to FILE; the table still\n"
+          "                         goes to standard output, for people\n"
           "  --device N             CUDA device index (default 0)\n"
           "  --kernels FILE         run the kernels of FILE (a kernels.cu, compiled here with\n"
           "                         nvcc, or a .fatbin or .cubin) instead of the program's own\n"

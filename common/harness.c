@@ -12,6 +12,7 @@
  *   print the report
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, getpid */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -50,7 +51,7 @@ void ml_predict_range(ml_prediction *prediction, const char *alias, double low, 
     const prof_metric *known = prof_metric_find(alias);
     if (known == NULL || strcmp(known->alias, alias) != 0) {
         fprintf(stderr, "memlab: a prediction names metric '%s', which is no alias of the metric "
-                        "table (memlab list --metrics): a bug in the lab's predict\n", alias);
+                        "table (./memlab list --metrics): a bug in the lab's predict\n", alias);
         exit(ML_EXIT_LAB_ERROR);
     }
     if (prediction->count == ML_MAX_METRICS) {
@@ -168,7 +169,8 @@ static int add_metric(metric_selection *selection, const char *name, char *error
         selected->metric.perfworks = selected->name;
         selected->metric.unit = "";
     } else {
-        snprintf(error, error_size, "unknown metric '%s' (memlab list --metrics shows them)", name);
+        snprintf(error, error_size, "unknown metric '%s' (./memlab list --metrics shows them)",
+                 name);
         return ML_EXIT_USAGE;
     }
     selected->supported = 1;
@@ -922,6 +924,58 @@ static int usage_error(const ml_lab *lab, const char *message)
     return ML_EXIT_USAGE;
 }
 
+/* A --sweep over a size that selected variants do not read (their `uses` in the variant table
+ * leaves it out) repeats their one run at every point: said once, naming them, as the runs
+ * start (after every refusal). */
+static void warn_unread_sweep(const ml_lab *lab, const ml_options *options)
+{
+    if (options->sweep_param < 0)
+        return;
+    const char *swept = lab->params[options->sweep_param].name;
+    char names[512] = "";
+    int count = 0;
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options->variant_selected[v] || ml_variant_uses(&lab->variants[v], swept))
+            continue;
+        size_t used = strlen(names);
+        snprintf(names + used, sizeof names - used, "%s%s", count++ > 0 ? ", " : "",
+                 lab->variants[v].name);
+    }
+    if (count > 0)
+        fprintf(stderr, "%s: warning: --sweep %s: variant%s %s %s not read %s: %s records repeat "
+                        "one run at every point\n", lab->program, swept, count > 1 ? "s" : "",
+                names, count > 1 ? "do" : "does", swept, count > 1 ? "their" : "its");
+}
+
+/* Why no CUDA device can be used, in words a user can act on. cudart answers
+ * cudaErrorInsufficientDriver both where the NVIDIA driver is older than cudart and where there
+ * is no driver at all: the driver's library, libcuda.so.1, loads in the first case only. */
+static void no_device_reason(cudaError_t status, char *reason, size_t size)
+{
+    if (status == cudaSuccess) {
+        snprintf(reason, size, "none found");
+        return;
+    }
+    if (status != cudaErrorInsufficientDriver) {
+        snprintf(reason, size, "%s", cudaGetErrorString(status));
+        return;
+    }
+    void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (driver == NULL) {
+        snprintf(reason, size, "no NVIDIA driver is installed here: libcuda.so.1 cannot be loaded");
+        return;
+    }
+    dlclose(driver);
+    int driver_version = 0, runtime_version = 0;
+    if (cudaDriverGetVersion(&driver_version) == cudaSuccess && driver_version > 0 &&
+        cudaRuntimeGetVersion(&runtime_version) == cudaSuccess)
+        snprintf(reason, size, "the NVIDIA driver supports CUDA %d.%d, older than this program's "
+                 "CUDA %d.%d: update the driver", driver_version / 1000,
+                 driver_version % 1000 / 10, runtime_version / 1000, runtime_version % 1000 / 10);
+    else
+        snprintf(reason, size, "the NVIDIA driver is older than this program's CUDA: update it");
+}
+
 /* Everything that can be refused without a GPU: metric names for every selected variant. */
 static int select_all_metrics(const ml_lab *lab, const ml_options *options,
                               metric_selection *selections, char *error, size_t error_size)
@@ -1059,6 +1113,7 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         report.model_gpu = ml_model_gpu();
         snprintf(report.profiler_note, sizeof report.profiler_note,
                  "not read: --model gives predictions only");
+        warn_unread_sweep(lab, &options);
         int status = run_model(lab, &options, selections, &report);
         ml_report_free(&report);
         return status;
@@ -1067,9 +1122,10 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
     int device_count = 0;
     cudaError_t device_status = cudaGetDeviceCount(&device_count);
     if (device_status != cudaSuccess || device_count == 0) {
-        fprintf(stderr, "%s: no usable CUDA device (%s); use --model for predictions without one\n",
-                lab->program,
-                device_status != cudaSuccess ? cudaGetErrorString(device_status) : "none found");
+        char reason[256];
+        no_device_reason(device_status, reason, sizeof reason);
+        fprintf(stderr, "%s: no usable CUDA device (%s); ./memlab run %s --model gives the "
+                        "predictions without one\n", lab->program, reason, lab->program);
         return ML_EXIT_NO_DEVICE;
     }
     if (options.device >= device_count) {
@@ -1145,6 +1201,8 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
         }
     }
 
+    /* After every refusal: bad input gets its one line and nothing else. */
+    warn_unread_sweep(lab, &options);
     report.ceiling_gbps = measure_copy_ceiling(free_bytes);
     l2_flush flush = {.bytes = 2 * (size_t)(properties.l2CacheSize > 4194304
                                                 ? properties.l2CacheSize

@@ -101,13 +101,10 @@ static const char *const cuda_headers[] = {
     "cooperative_groups.h", "cooperative_groups/reduce.h", "mma.h",
 };
 
-static int allowed_header(const char *name, char delimiter, const char *program)
+static int allowed_header(const char *name, char delimiter, const char *lab_header)
 {
-    if (delimiter == '"') {
-        char lab_header[160];
-        snprintf(lab_header, sizeof lab_header, "%s.h", program);
-        return strcmp(name, lab_header) == 0;
-    }
+    if (delimiter == '"')
+        return lab_header != NULL && lab_header[0] != '\0' && strcmp(name, lab_header) == 0;
     for (size_t i = 0; i < sizeof cuda_headers / sizeof cuda_headers[0]; i++)
         if (strcmp(name, cuda_headers[i]) == 0)
             return 1;
@@ -209,7 +206,8 @@ static char *strip_comments(const char *text, int *raw_string_line)
     return out;
 }
 
-int ml_kernels_check_source(const char *text, const char *program, char *error, size_t error_size)
+int ml_kernels_check_source(const char *text, const char *lab_header, char *error,
+                            size_t error_size)
 {
     int raw_string_line = 0;
     char *code = strip_comments(text, &raw_string_line);
@@ -263,11 +261,13 @@ int ml_kernels_check_source(const char *text, const char *program, char *error, 
                 char name[256] = "";
                 if (name_end != NULL && (size_t)(name_end - p - 1) < sizeof name)
                     snprintf(name, sizeof name, "%.*s", (int)(name_end - p - 1), p + 1);
-                if (name[0] == '\0' || !allowed_header(name, open, program))
+                int has_header = lab_header != NULL && lab_header[0] != '\0';
+                if (name[0] == '\0' || !allowed_header(name, open, lab_header))
                     status = fail(error, error_size,
                                   "line %d: #include %.80s is not allowed: a kernels file includes "
-                                  "only CUDA headers (<cuda_runtime.h>, ...) and \"%s.h\"",
-                                  line, p, program);
+                                  "only CUDA headers (<cuda_runtime.h>, ...)%s%.100s%s",
+                                  line, p, has_header ? " and \"" : "; this lab has no header",
+                                  has_header ? lab_header : "", has_header ? "\"" : "");
             }
         }
         if (end == NULL)
@@ -278,7 +278,8 @@ int ml_kernels_check_source(const char *text, const char *program, char *error, 
     return status;
 }
 
-int ml_kernels_check_file(const char *path, const char *program, char *error, size_t error_size)
+int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
+                          size_t error_size)
 {
     int source = ends_with(path, ".cu");
     if (!source && !ends_with(path, ".fatbin") && !ends_with(path, ".cubin"))
@@ -300,7 +301,7 @@ int ml_kernels_check_file(const char *path, const char *program, char *error, si
         return fail(error, error_size, "--kernels %s: a source file holds no NUL bytes", path);
     }
     char rule[512];
-    int checked = ml_kernels_check_source(text, program, rule, sizeof rule);
+    int checked = ml_kernels_check_source(text, lab_header, rule, sizeof rule);
     free(text);
     if (checked != 0)
         return fail(error, error_size, "%s: %s", base_name(path), rule);
@@ -405,12 +406,27 @@ typedef struct {
     double deadline;                    /* now_s() by which every run of this compile has ended */
 } compile_folder;
 
-/* The lab's header, "coalescing.h" for labs/04_coalescing: the lab's folder is NN_PROGRAM. */
+/* The name the lab's header has if it has one, "coalescing.h" for labs/04_coalescing: the lab's
+ * folder is NN_PROGRAM. */
 static void lab_header_name(const ml_kernel_image *image, char *name, size_t size)
 {
     const char *folder = base_name(image->lab_directory);
     const char *underscore = strchr(folder, '_');
     snprintf(name, size, "%s.h", underscore != NULL ? underscore + 1 : folder);
+}
+
+int ml_kernels_lab_header(const ml_kernel_image *image, char *name, size_t size)
+{
+    name[0] = '\0';
+    if (image == NULL || image->lab_directory == NULL)
+        return 0;
+    char header_name[256], path[PATH_SIZE + 300];
+    lab_header_name(image, header_name, sizeof header_name);
+    snprintf(path, sizeof path, "%s/%s", image->lab_directory, header_name);
+    if (access(path, F_OK) != 0)
+        return 0;
+    snprintf(name, size, "%s", header_name);
+    return 1;
 }
 
 static int open_folder(compile_folder *folder, const ml_kernel_image *image,

@@ -8,11 +8,12 @@
  * instructor's. The grader runs the instructor's program with --kernels on a submission.
  *
  * A kernels.cu given to --kernels may include the CUDA headers and the lab's own header
- * (PROGRAM.h) and nothing else, and holds no #line or line marker. The compiler is the judge:
- * ml_kernels_compile copies the file into a folder of its own beside a copy of PROGRAM.h (no
- * include path names the lab's folder, which holds the rubric), has the preprocessor list every
- * file it opens or looks for and write its output, and refuses the file, with one line and none
- * of the preprocessor's messages (they quote what they read), when it names any other file.
+ * (PROGRAM.h, where the lab has one) and nothing else, and holds no #line or line marker. The
+ * compiler is the judge: ml_kernels_compile copies the file into a folder of its own beside a
+ * copy of PROGRAM.h (no include path names the lab's folder, which holds the rubric), has the
+ * preprocessor list every file it opens or looks for and write its output, and refuses the
+ * file, with one line and none of the preprocessor's messages (they quote what they read), when
+ * it names any other file.
  * ml_kernels_check_source, a scan of the text, is only a fast first filter with clear messages:
  * a lexer of our own can be fooled (a lone CR, a splice with spaces, a digit separator, a
  * byte-order mark), the preprocessor cannot.
@@ -52,15 +53,22 @@ typedef struct {
  * only the exit status (the grader) tells a refusal from a compile error by it. */
 #define ML_KERNELS_REFUSED_SUFFIX ".refused"
 
+/* The lab's own header, PROGRAM.h in the lab's folder labs/NN_PROGRAM: its file name
+ * ("bank_conflicts.h") in name and 1 where the lab has one; "" and 0 where it has none (lab 04)
+ * or image is NULL. */
+int ml_kernels_lab_header(const ml_kernel_image *image, char *name, size_t size);
+
 /* A --kernels FILE that can be loaded: readable, a .cu, .fatbin or .cubin, within its size
  * limit, and for a .cu passing ml_kernels_check_source (the first filter; the judge is
- * ml_kernels_compile). Needs no GPU and touches nothing. Returns 0, or -1 with one line in
- * error. */
-int ml_kernels_check_file(const char *path, const char *program, char *error, size_t error_size);
+ * ml_kernels_compile). lab_header: the lab's header (ml_kernels_lab_header), NULL or "" for a
+ * lab without one. Needs no GPU and touches nothing. Returns 0, or -1 with one line in error. */
+int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
+                          size_t error_size);
 
-/* The first filter, on a file's text: no #include but the CUDA headers and "PROGRAM.h", no
- * #line or line marker, no raw string (its end is not where a simple scan finds it). */
-int ml_kernels_check_source(const char *text, const char *program, char *error,
+/* The first filter, on a file's text: no #include but the CUDA headers and "lab_header" (none
+ * where it is NULL or ""), no #line or line marker, no raw string (its end is not where a simple
+ * scan finds it). The refusal names what the file may include. */
+int ml_kernels_check_source(const char *text, const char *lab_header, char *error,
                             size_t error_size);
 
 /* Compiles a kernels .cu to a fatbin with nvcc, device code only, for the architectures given

@@ -1,4 +1,5 @@
 /* test_cli: the shared command line, every bad input included. No GPU needed. */
+#define _DEFAULT_SOURCE /* mkstemps */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -146,6 +147,44 @@ static void unknown_flags_and_variants(void **state)
     REFUSED("unknown flag", "--n=5");
 }
 
+/* A refusal's hint is a command a user can type from the project's root. */
+static void hints_name_commands(void **state)
+{
+    (void)state;
+    REFUSED("unknown flag '--bogus' (./memlab run testlab --help lists them)", "--bogus", "1");
+    REFUSED("unexpected argument 'stray' (flags start with --: ./memlab run testlab --help)",
+            "stray");
+    REFUSED("unknown variant 'third' (./memlab run testlab --list shows them)", "--variant",
+            "third");
+    REFUSED("'width' is not a parameter of testlab (./memlab run testlab --help lists them)",
+            "--sweep", "width=1:4");
+}
+
+/* The include rule names the lab's header, or says the lab has none (this one has no kernels
+ * image, so no header). */
+static void kernels_include_rule(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/test_cli_XXXXXX.cu";
+    int descriptor = mkstemps(path, 3);
+    assert_true(descriptor >= 0);
+    assert_int_equal(write(descriptor, "#include \"testlab.h\"\n", 21), 21);
+    close(descriptor);
+    REFUSED("#include \"testlab.h\" is not allowed: a kernels file includes only CUDA headers "
+            "(<cuda_runtime.h>, ...); this lab has no header", "--kernels", path);
+    unlink(path);
+    char error[256];
+    assert_int_equal(ml_kernels_check_source("#include \"testlab.h\"\n", "testlab.h", error,
+                                             sizeof error), 0);
+    assert_int_equal(ml_kernels_check_source("#include \"rubric\"\n", "testlab.h", error,
+                                             sizeof error), -1);
+    assert_non_null(strstr(error, "includes only CUDA headers (<cuda_runtime.h>, ...) and "
+                                  "\"testlab.h\""));
+    assert_int_equal(ml_kernels_check_source("#include \"testlab.h\"\n", NULL, error,
+                                             sizeof error), -1);
+    assert_non_null(strstr(error, "; this lab has no header"));
+}
+
 static void missing_values(void **state)
 {
     (void)state;
@@ -257,6 +296,8 @@ int main(void)
         cmocka_unit_test(every_flag),
         cmocka_unit_test(sweeps),
         cmocka_unit_test(unknown_flags_and_variants),
+        cmocka_unit_test(hints_name_commands),
+        cmocka_unit_test(kernels_include_rule),
         cmocka_unit_test(missing_values),
         cmocka_unit_test(bad_numbers),
         cmocka_unit_test(bad_sweeps),

@@ -7,7 +7,8 @@
 #   - the four disguises that fooled the old include scan (a lone CR, a splice with a space, a
 #     digit separator, a byte-order mark), each before #include "rubric" (the lab folder, where
 #     the old -I found it, holds one), an absolute path to it, "../rubric" and "../../rubric"
-#     (a copy lies where that leads from the compile's copy): each refused with one line,
+#     (a copy lies where that leads from the compile's copy): each refused with one line that
+#     names what the lab allows (its header, shared_tiling.h, or none: coalescing has none),
 #     FATBIN.refused written, and no line of the rubric in stdout or stderr;
 #   - #line and a GNU line marker, plain (the first filter: exit 2) and behind a CR (the judge),
 #     and a marker a macro writes: refused with one line;
@@ -66,6 +67,9 @@ for lab in coalescing shared_tiling; do
   [[ $(wc -l <"$work/rubric_text") -ge 5 ]] || fail "$lab: the rubric gave too few lines to look for"
   kernels=$directory/kernels.cu
   with() { { printf "$@"; cat "$kernels"; } >"$work/$lab.cu"; }
+  # What the refusal says the lab allows: its real header, where it has one.
+  allowed="a kernels file includes only CUDA headers"
+  [[ -f $directory/$lab.h ]] && allowed+=" and \"$lab.h\""
   # A copy of the rubric where "../../rubric" leads from the compile's copy
   # ($TMPDIR/memlab-kernels-XXXXXX/source/kernels.cu).
   cp "$directory/rubric" "$TMPDIR/rubric"
@@ -78,7 +82,9 @@ for lab in coalescing shared_tiling; do
         bom) with '\xef\xbb\xbf#include "%s"\n' "$target" ;;
       esac
       expect_refused "$lab" "$work/$lab.cu" "$lab: $disguise before #include \"$target\"" \
-        "includes "
+        "$allowed"
+      [[ -f $directory/$lab.h ]] || ! grep -q '\.h"' "$work/out" ||
+        fail "$lab has no header, but the refusal names one: $(cat "$work/out")"
     done
   done
   rm "$TMPDIR/rubric"
