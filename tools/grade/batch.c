@@ -334,8 +334,8 @@ static void folder_submission(const batch *state, entry *one, const char *folder
     }
     free_listing(names, count);
     if (found == 0)
-        snprintf(one->problem, sizeof one->problem, "its folder holds no kernels.cu and no labs/%s/",
-                 state->setup->lab_directory);
+        snprintf(one->problem, sizeof one->problem,
+                 "its folder holds no kernels.cu and no labs/%s/", state->setup->lab_directory);
     else if (found > 1)
         snprintf(one->problem, sizeof one->problem,
                  "its folder holds %d .cu files and no kernels.cu: which is the submission?", found);
