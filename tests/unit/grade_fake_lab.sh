@@ -49,7 +49,7 @@ if [[ -n $save ]]; then
 fi
 
 if [[ ${CUDA_VISIBLE_DEVICES+set} == set && -z $CUDA_VISIBLE_DEVICES && $model -eq 0 ]]; then
-  echo "toy: no usable CUDA device (no CUDA-capable device is detected); use --model for predictions without one" >&2
+  echo "toy: no usable CUDA device (no CUDA-capable device is detected); ./memlab run toy --model gives the predictions without one" >&2
   exit 3
 fi
 on_gpu=$((model == 0))
