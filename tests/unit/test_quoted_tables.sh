@@ -16,6 +16,10 @@
 # unclosed, an end marker with none open, a refused command; and when no block is found at all.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+if [[ -e $root/STUDENT.md ]]; then
+  echo "a student pack: the pages that quote recorded tables are the instructor's: test skipped"
+  exit 77
+fi
 build=${MEMLAB_BUILD:?"CTest sets MEMLAB_BUILD to the build directory"}
 build=$(cd "$build" && pwd) || exit 1
 export MEMLAB_BUILD=$build

@@ -6,9 +6,10 @@
 # ./memlab student-pack writes the pack; unpacked in a temporary directory, its `./memlab test`
 # configures, builds (for one CUDA architecture, 75) and runs its CTest, reusing nothing of the
 # instructor's build. Every test must pass; the only ones skipped are the GPU tests (without a
-# GPU), the two that test the instructor tree's pack from inside a pack, and without gnuplot
-# the two that draw plots. On a GPU host the
-# pack's GPU tests are left out (-LE gpu): they fail until the student fills in the TODOs.
+# GPU), the two that test the instructor tree's pack from inside a pack, the quoted tables (their
+# pages and data are the instructor's), and without gnuplot the two that draw plots. On a GPU
+# host the pack's GPU tests are left out (-LE gpu): they fail until the student fills in the
+# TODOs.
 set -uo pipefail
 skeleton=${1:?usage: test_student_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
 grade=${2:?usage: test_student_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
@@ -51,7 +52,7 @@ grep -q 'Test *#[0-9]*: unit_grade_cli .* Passed' "$work/out" || fail "the pack'
 # Skipped: GPU tests, and the pack tests that only the instructor tree can run.
 while read -r name; do
   case $name in
-    gpu_* | unit_skeleton_pack | unit_student_pack) ;;
+    gpu_* | unit_skeleton_pack | unit_student_pack | unit_quoted_tables) ;;
     unit_demo_plot | unit_readme_commands) # they need gnuplot, which the pack's test installs as root
       ! command -v gnuplot >/dev/null 2>&1 || fail "the pack skipped $name" ;;
     *) fail "the pack skipped $name" ;;
