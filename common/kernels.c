@@ -209,6 +209,10 @@ static char *strip_comments(const char *text, int *raw_string_line)
 int ml_kernels_check_source(const char *text, const char *lab_header, char *error,
                             size_t error_size)
 {
+    /* What a refusal adds to "only CUDA headers": the lab's header, or that it has none. */
+    char and_header[160] = "; this lab has no header";
+    if (lab_header != NULL && lab_header[0] != '\0')
+        snprintf(and_header, sizeof and_header, " and \"%.100s\"", lab_header);
     int raw_string_line = 0;
     char *code = strip_comments(text, &raw_string_line);
     if (code == NULL)
@@ -261,13 +265,11 @@ int ml_kernels_check_source(const char *text, const char *lab_header, char *erro
                 char name[256] = "";
                 if (name_end != NULL && (size_t)(name_end - p - 1) < sizeof name)
                     snprintf(name, sizeof name, "%.*s", (int)(name_end - p - 1), p + 1);
-                int has_header = lab_header != NULL && lab_header[0] != '\0';
                 if (name[0] == '\0' || !allowed_header(name, open, lab_header))
                     status = fail(error, error_size,
                                   "line %d: #include %.80s is not allowed: a kernels file includes "
-                                  "only CUDA headers (<cuda_runtime.h>, ...)%s%.100s%s",
-                                  line, p, has_header ? " and \"" : "; this lab has no header",
-                                  has_header ? lab_header : "", has_header ? "\"" : "");
+                                  "only CUDA headers (<cuda_runtime.h>, ...)%s",
+                                  line, p, and_header);
             }
         }
         if (end == NULL)
@@ -616,14 +618,14 @@ static void printable(const char *name, char *out, size_t size)
     out[o] = '\0';
 }
 
-/* What a kernels file may include, for a refusal: "CUDA headers and \"coalescing.h\"", or for a
- * lab with no header "CUDA headers". */
+/* What a kernels file may include, for a refusal: "CUDA headers and \"bank_conflicts.h\"", or
+ * for a lab with no header (lab 04) "CUDA headers; this lab has no header". */
 static void what_may_be_included(const compile_folder *folder, char *text, size_t size)
 {
     if (access(folder->header, F_OK) == 0)
         snprintf(text, size, "CUDA headers and \"%.200s\"", base_name(folder->header));
     else
-        snprintf(text, size, "CUDA headers");
+        snprintf(text, size, "CUDA headers; this lab has no header");
 }
 
 /* The refusal of a file the preprocessor opened (or looked for) that is no header of CUDA's,

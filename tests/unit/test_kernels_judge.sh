@@ -68,8 +68,8 @@ for lab in coalescing shared_tiling; do
   kernels=$directory/kernels.cu
   with() { { printf "$@"; cat "$kernels"; } >"$work/$lab.cu"; }
   # What the refusal says the lab allows: its real header, where it has one.
-  allowed="a kernels file includes only CUDA headers"
-  [[ -f $directory/$lab.h ]] && allowed+=" and \"$lab.h\""
+  allowed="a kernels file includes only CUDA headers; this lab has no header"
+  [[ -f $directory/$lab.h ]] && allowed="a kernels file includes only CUDA headers and \"$lab.h\""
   # A copy of the rubric where "../../rubric" leads from the compile's copy
   # ($TMPDIR/memlab-kernels-XXXXXX/source/kernels.cu).
   cp "$directory/rubric" "$TMPDIR/rubric"
