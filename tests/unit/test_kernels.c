@@ -18,13 +18,13 @@
 static int check(const char *text)
 {
     char error[512];
-    return ml_kernels_check_source(text, "coalescing", error, sizeof error);
+    return ml_kernels_check_source(text, "bank_conflicts.h", error, sizeof error);
 }
 
 static void test_cuda_headers_and_the_lab_header_pass(void **state)
 {
     (void)state;
-    assert_int_equal(check("#include <cuda_runtime.h>\n#include \"coalescing.h\"\n"
+    assert_int_equal(check("#include <cuda_runtime.h>\n#include \"bank_conflicts.h\"\n"
                            "extern \"C\" __global__ void k(float *x) { x[0] = 1.0f; }\n"), 0);
     assert_int_equal(check("  #  include <cuda_fp16.h>\n"), 0);
     assert_int_equal(check("/* #include \"rubric\" in a comment is no directive */\n"), 0);
@@ -37,7 +37,7 @@ static void test_other_includes_are_refused(void **state)
     (void)state;
     char error[512];
     assert_int_equal(ml_kernels_check_source("\n#include \"../../labs/04_coalescing/rubric\"\n",
-                                             "coalescing", error, sizeof error), -1);
+                                             "bank_conflicts.h", error, sizeof error), -1);
     assert_non_null(strstr(error, "line 2"));
     assert_int_equal(check("#include <stdio.h>\n"), -1);
     assert_int_equal(check("#include \"rubric\"\n"), -1);
@@ -45,6 +45,20 @@ static void test_other_includes_are_refused(void **state)
     assert_int_equal(check("#include \"shared_tiling.h\"\n"), -1); /* another lab's header */
     assert_int_equal(check("#include </etc/passwd>\n"), -1);
     assert_int_equal(check("#include <cuda/../../../../etc/passwd>\n"), -1);
+}
+
+/* A lab without a header of its own (lab 04): only CUDA headers, and the refusal says so. */
+static void test_a_lab_without_a_header_takes_cuda_headers_only(void **state)
+{
+    (void)state;
+    char error[512];
+    assert_int_equal(ml_kernels_check_source("#include <cuda_runtime.h>\n", NULL, error,
+                                             sizeof error), 0);
+    assert_int_equal(ml_kernels_check_source("#include \"coalescing.h\"\n", NULL, error,
+                                             sizeof error), -1);
+    assert_non_null(strstr(error, "this lab has no header"));
+    assert_int_equal(ml_kernels_check_source("#include \"coalescing.h\"\n", "", error,
+                                             sizeof error), -1);
 }
 
 /* The ways to write an #include that a line-by-line look would miss. */
@@ -81,25 +95,25 @@ static void test_files_are_checked_before_compiling(void **state)
 
     snprintf(path, sizeof path, "%s/kernels.cu", directory);
     write_file(path, "#include <cuda_runtime.h>\n", 1);
-    assert_int_equal(ml_kernels_check_file(path, "coalescing", error, sizeof error), 0);
+    assert_int_equal(ml_kernels_check_file(path, "bank_conflicts.h", error, sizeof error), 0);
 
     write_file(path, "#include \"rubric\"\n", 1);
-    assert_int_equal(ml_kernels_check_file(path, "coalescing", error, sizeof error), -1);
+    assert_int_equal(ml_kernels_check_file(path, "bank_conflicts.h", error, sizeof error), -1);
     assert_non_null(strstr(error, "kernels.cu: line 1"));
 
     /* Over the size limit: refused before it is read. */
     write_file(path, "// a comment line of sixty-four bytes, repeated past the limit.\n",
                ML_KERNELS_SOURCE_MAX_BYTES / 64 + 1);
-    assert_int_equal(ml_kernels_check_file(path, "coalescing", error, sizeof error), -1);
+    assert_int_equal(ml_kernels_check_file(path, "bank_conflicts.h", error, sizeof error), -1);
     assert_non_null(strstr(error, "more than the limit"));
     unlink(path);
 
-    assert_int_equal(ml_kernels_check_file(path, "coalescing", error, sizeof error), -1);
+    assert_int_equal(ml_kernels_check_file(path, "bank_conflicts.h", error, sizeof error), -1);
     assert_non_null(strstr(error, "no such readable file"));
 
     snprintf(path, sizeof path, "%s/kernels.c", directory);
     write_file(path, "int x;\n", 1);
-    assert_int_equal(ml_kernels_check_file(path, "coalescing", error, sizeof error), -1);
+    assert_int_equal(ml_kernels_check_file(path, "bank_conflicts.h", error, sizeof error), -1);
     assert_non_null(strstr(error, "expected a .cu, .fatbin or .cubin"));
     unlink(path);
     rmdir(directory);
@@ -110,6 +124,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cuda_headers_and_the_lab_header_pass),
         cmocka_unit_test(test_other_includes_are_refused),
+        cmocka_unit_test(test_a_lab_without_a_header_takes_cuda_headers_only),
         cmocka_unit_test(test_disguised_includes_are_refused),
         cmocka_unit_test(test_files_are_checked_before_compiling),
     };
