@@ -17,7 +17,9 @@
 #                                        why, measured metrics are null
 #   FAKE_LAB_SLEEP=SECONDS               each run on the "GPU" takes this long
 #   FAKE_LAB_LOG=FILE                    a compile appends "compile NAME.cu" to FILE; each run
-#                                        "begin PID FILE" and "end PID" (--model runs nothing)
+#                                        "begin PID FILE DEVICES" (DEVICES: what
+#                                        CUDA_VISIBLE_DEVICES says, "unset" when it is) and
+#                                        "end PID" (--model runs nothing)
 set -u
 kernels="" save="" out="" model=0 n=0
 while [[ $# -gt 0 ]]; do
@@ -54,7 +56,7 @@ if [[ ${CUDA_VISIBLE_DEVICES+set} == set && -z $CUDA_VISIBLE_DEVICES && $model -
 fi
 on_gpu=$((model == 0))
 if ((on_gpu)) && [[ -n ${FAKE_LAB_LOG:-} ]]; then
-  echo "begin $$ ${kernels:-reference}" >>"$FAKE_LAB_LOG"
+  echo "begin $$ ${kernels:-reference} ${CUDA_VISIBLE_DEVICES-unset}" >>"$FAKE_LAB_LOG"
 fi
 said() { [[ -n $kernels ]] && grep -q "$1" "$kernels"; }
 if said CRASH && [[ $n == 2 ]]; then kill -SEGV $$; fi

@@ -43,7 +43,9 @@ fake=$here/grade_fake_lab.sh
 work=$(mktemp -d)
 device=memlab-test-$$ # the lock of a device of this test's own: /tmp/memlab-gpu-$device.lock
 lock=/tmp/memlab-gpu-$device.lock
-trap 'rm -rf "$work" "$lock"' EXIT
+# The two GPUs a stand-in nvidia-smi lists (--gpus), by UUIDs of this test's own: their locks too.
+gpu_a=GPU-memlab-test-a-$$ gpu_b=GPU-memlab-test-b-$$
+trap 'rm -rf "$work" "$lock" "/tmp/memlab-gpu-$gpu_a.lock" "/tmp/memlab-gpu-$gpu_b.lock"' EXIT
 # Scratch folders (the graders', an unpacked .zip) go here: the test sees what is left.
 export TMPDIR=$work/tmp
 mkdir -p "$TMPDIR"
@@ -555,6 +557,268 @@ if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 fi
 grep -qx 'grades-\*' "$root/tools/grade/platforms/prairielearn/Dockerfile.dockerignore" ||
   fail "the grader image's build context keeps grades-*"
+
+# ---- beyond one GPU: --gpus, --mixed-gpus, --shard, --merge, --status ----------------------------
+# A stand-in nvidia-smi first on PATH lists two GPUs of one model (then of two); each GPU's UUID is
+# this test's own, so their locks (/tmp/memlab-gpu-UUID.lock) are too.
+smi=$work/smi
+mkdir -p "$smi"
+write_smi() { # what nvidia-smi prints (its lines), for the query the grader makes
+  {
+    echo '#!/bin/sh'
+    echo '[ "$*" = "--query-gpu=index,uuid,name --format=csv,noheader" ] || { echo "nvidia-smi: not the query expected: $*" >&2; exit 9; }'
+    printf "cat <<'EOF'\n%s\nEOF\n" "$1"
+  } >"$smi/nvidia-smi"
+  chmod +x "$smi/nvidia-smi"
+}
+h100="NVIDIA H100 80GB HBM3"
+a100="NVIDIA A100-SXM4-40GB"
+write_smi "0, $gpu_a, $h100
+1, $gpu_b, $h100"
+many=$work/many
+mkdir -p "$many/zed"
+for name in ada ben cy dee eve fay gus hal ivy jan kim lou; do echo "// $name: right" >"$many/$name.cu"; done
+echo '// ben: WRONG' >"$many/ben.cu"
+echo '// cy: SYNTAX_ERROR' >"$many/cy.cu"
+echo '// zed: right' >"$many/zed/kernels.cu"
+mkdir -p "$many/nix" # a folder without a .cu: no submission
+
+# Refusals: one line, exit 2, nothing written (the nvidia-smi list leaves no scratch file).
+many_args=("${toy[@]}" "$many" --program "$fake" --out "$out")
+PATH=$smi:$PATH expect_refused "--gpus with an index not there" \
+  "memlab grade: --gpus: there is no GPU 2 on this host (nvidia-smi lists 0, 1)" "${many_args[@]}" --gpus 0,2
+PATH=$smi:$PATH expect_refused "--gpus naming a GPU twice" "memlab grade: --gpus: GPU 1 is named twice" \
+  "${many_args[@]}" --gpus 1,0,1
+PATH=$smi:$PATH expect_refused "--gpus not a list" \
+  "memlab grade: --gpus is all or GPU indices separated by commas (0,1), got '0;1'" "${many_args[@]}" --gpus '0;1'
+PATH=$smi:$PATH expect_refused "--mixed-gpus alone" "memlab grade: --mixed-gpus goes with --gpus" \
+  "${many_args[@]}" --mixed-gpus
+# No nvidia-smi on PATH (an empty PATH for the grader alone: the test's tools need theirs).
+env PATH= "$grade" "${many_args[@]}" --gpus all >"$work/no-smi.out" 2>"$work/no-smi.err"
+status=$?
+[[ $status -eq 2 && ! -s $work/no-smi.out && ! -e $out && -z $(ls -A "$TMPDIR") ]] ||
+  fail "--gpus without nvidia-smi: exit $status, or it wrote something"
+[[ $(cat "$work/no-smi.err") == "memlab grade: --gpus needs nvidia-smi to list the GPUs, and it did not run (no NVIDIA driver here, or nvidia-smi is not on PATH)" ]] ||
+  fail "--gpus without nvidia-smi: the line is '$(cat "$work/no-smi.err")'"
+mkdir -p "$work/failing-smi"
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver" >&2\nexit 9\n' \
+  >"$work/failing-smi/nvidia-smi"
+chmod +x "$work/failing-smi/nvidia-smi"
+PATH=$work/failing-smi:$PATH expect_refused "--gpus where nvidia-smi fails" \
+  "memlab grade: --gpus: nvidia-smi failed (exit 9), so no GPU is known here" "${many_args[@]}" --gpus all
+printf '#!/bin/sh\nexit 0\n' >"$work/failing-smi/nvidia-smi"
+PATH=$work/failing-smi:$PATH expect_refused "--gpus where nvidia-smi lists none" \
+  "memlab grade: --gpus: nvidia-smi lists no GPU on this host" "${many_args[@]}" --gpus all
+for shard in 3/3 0/0 -1/3 1/4097 1 a/b 1/3x; do
+  expect_refused "--shard $shard" \
+    "memlab grade: --shard is K/N, a shard K of N with 0 <= K < N <= 4096 (0/4), got '$shard'" "${many_args[@]}" --shard "$shard"
+done
+expect_refused "--merge without folders" "memlab grade: --merge needs the shard folders to merge" \
+  "${many_args[@]}" --merge --jobs 2
+expect_refused "--merge of a missing folder" "memlab grade: --merge $work/none: no such folder" \
+  "${many_args[@]}" --merge "$work/none"
+expect_refused "--merge of a folder that is no grading's" \
+  "memlab grade: --merge $work/empty: not a grading's output folder (it has no results/)" "${many_args[@]}" --merge "$work/empty"
+PATH=$smi:$PATH expect_refused "--merge with --gpus" \
+  "memlab grade: --merge grades nothing: --gpus, --shard and --jobs are for a run that grades" \
+  "${many_args[@]}" --merge "$work/grades" --gpus all
+expect_refused "--status of a folder of no grading" \
+  "memlab grade: --status $work/empty: no grading there (no $work/empty/submissions.txt, no $work/empty/shards/)" \
+  --status "$work/empty"
+expect_refused "--status with a lab" "memlab grade: --status DIR takes no lab, submission or other option" \
+  "${toy[@]}" --status "$work/grades"
+
+# One GPU, as before (no --gpus): the scores every other way of grading must give.
+export FAKE_LAB_LOG=$work/one-gpu.log
+run one-gpu "${toy[@]}" "$many" --program "$fake" --out "$work/one-gpu"
+expect_status one-gpu 1
+expect_line "$work/one-gpu/scores.csv" ",,,ada,6,6,passed,1,2,3"
+expect_line "$work/one-gpu/scores.csv" ",,,ben,0,6,failed,0,0,0"
+grep -q ' on GPU' "$work/one-gpu.err" && fail "one GPU: a progress line names a GPU: $(grep ' on GPU' "$work/one-gpu.err")"
+grep -q '"gpu"' "$work/one-gpu/results/"*.record && fail "one GPU: a record names a GPU"
+# Without --gpus every run saw CUDA_VISIBLE_DEVICES as the test set it.
+[[ $(awk '$1 == "begin" && $4 != "'"$device"'"' "$FAKE_LAB_LOG" | wc -l) -eq 0 ]] ||
+  fail "one GPU: a run saw another device: $(awk '$1 == "begin" && $4 != "'"$device"'"' "$FAKE_LAB_LOG" | head -n 2)"
+
+# --gpus 0,1: each submission's runs on one GPU, named by its UUID; both GPUs used; runs on
+# one GPU never overlap (its lock); the scores, canvas.csv and files.csv those of one GPU.
+check_lanes() { # NAME: the log of a --gpus 0,1 run
+  awk -v a="$gpu_a" -v b="$gpu_b" '
+    $1 == "begin" {
+      if ($4 != a && $4 != b) { print "run " $2 " saw CUDA_VISIBLE_DEVICES=" $4; bad = 1 }
+      if (($3 in device) && device[$3] != $4) { print $3 " ran on " device[$3] " and " $4; bad = 1 }
+      device[$3] = $4; used[$4] = 1; on[$2] = $4
+      if (open[$4] != "") { print "run " $2 " began on " $4 " while " open[$4] " ran"; bad = 1 }
+      open[$4] = $2; runs++
+    }
+    $1 == "end" { open[on[$2]] = "" }
+    END {
+      if (!(a in used) || !(b in used)) { print "not both GPUs were used"; bad = 1 }
+      if (runs != 36) { print runs " runs, expected 36 (12 submissions that compile, 3 cases)"; bad = 1 }
+      exit bad
+    }' "$work/$1.log" >"$work/$1.check" || fail "$1: $(cat "$work/$1.check")"
+}
+export FAKE_LAB_LOG=$work/gpus.log FAKE_LAB_SLEEP=0.05
+PATH=$smi:$PATH run gpus "${toy[@]}" "$many" --program "$fake" --out "$work/gpus" --gpus 0,1
+unset FAKE_LAB_SLEEP
+expect_status gpus 1
+check_lanes gpus
+for table in scores.csv canvas.csv files.csv; do
+  cmp -s "$work/one-gpu/$table" "$work/gpus/$table" ||
+    fail "--gpus 0,1: $table differs from one GPU's: $(diff "$work/one-gpu/$table" "$work/gpus/$table")"
+done
+expect_text "$work/gpus.err" "14 submissions in $many, 13 to grade (0 graded before), 2 at a time on GPUs 0, 1 ($h100); results in $work/gpus"
+grep -q "^memlab grade: [0-9]*/14 ada on GPU [01]: 6 / 6, every case passed" "$work/gpus.err" ||
+  fail "--gpus: ada's progress line does not name its GPU: $(grep ' ada' "$work/gpus.err")"
+for index in 0 1; do
+  grep -q " on GPU $index: " "$work/gpus.err" || fail "--gpus: no progress line names GPU $index"
+done
+grep -q "nix on GPU" "$work/gpus.err" && fail "--gpus: a submission never graded is said to be on a GPU"
+# The record keeps the GPU's model (not its index, which another host numbers otherwise), and a
+# rerun without --gpus keeps the record as it is.
+[[ $(grep -l "\"gpu\":[[:space:]]*\"$h100\"" "$work/gpus/results/"*.record | wc -l) -eq 13 ]] ||
+  fail "--gpus: not every one of the 13 records names the $h100"
+run gpus-again "${toy[@]}" "$many" --program "$fake" --out "$work/gpus"
+[[ $(count_of "$work/gpus-again.err" "not graded again") -eq 13 ]] ||
+  fail "--gpus, again: $(count_of "$work/gpus-again.err" "not graded again") of 13 kept"
+[[ $(grep -l "\"gpu\":[[:space:]]*\"$h100\"" "$work/gpus/results/"*.record | wc -l) -eq 13 ]] ||
+  fail "--gpus, again: a kept record lost its GPU"
+# --gpus all is every GPU listed; --jobs still sets the submissions in flight.
+: >"$FAKE_LAB_LOG"
+PATH=$smi:$PATH run gpus-all "${toy[@]}" "$many" --program "$fake" --out "$work/gpus-all" --gpus all --jobs 3
+expect_status gpus-all 1
+expect_text "$work/gpus-all.err" "3 at a time on GPUs 0, 1 ($h100)"
+check_lanes gpus
+cmp -s "$work/one-gpu/scores.csv" "$work/gpus-all/scores.csv" || fail "--gpus all: scores.csv differs from one GPU's"
+
+# Two models: refused, unless --mixed-gpus; then each GPU's model in the records.
+write_smi "0, $gpu_a, $h100
+1, $gpu_b, $a100"
+PATH=$smi:$PATH expect_refused "--gpus of two models" \
+  "memlab grade: --gpus: GPU 0 ($h100) and GPU 1 ($a100) are of different models: a speed case's limits suit one model, so a score would depend on the GPU a submission got; --mixed-gpus grades on them anyway" \
+  "${many_args[@]}" --gpus all
+: >"$FAKE_LAB_LOG"
+PATH=$smi:$PATH run mixed "${toy[@]}" "$many" --program "$fake" --out "$work/mixed" --gpus all --mixed-gpus
+expect_status mixed 1
+expect_text "$work/mixed.err" "2 at a time on GPUs 0 ($h100), 1 ($a100)"
+check_lanes gpus
+cmp -s "$work/one-gpu/scores.csv" "$work/mixed/scores.csv" || fail "--mixed-gpus: scores.csv differs from one GPU's"
+for model in "$h100" "$a100"; do
+  grep -q "\"gpu\":[[:space:]]*\"$model\"" "$work/mixed/results/"*.record || fail "--mixed-gpus: no record names the $model"
+done
+unset FAKE_LAB_LOG
+
+# --shard K/N: every submission in exactly one shard, by the first 8 hex digits of its file key
+# mod N; each shard's tables hold its rows alone.
+rows() { tail -n +2 "$1"; } # a table without its header
+shard_rows() { # CLASS, N, WHERE: grades each shard into WHERE/shards/K; their rows, sorted
+  mkdir -p "$3/shards"
+  for ((k = 0; k < $2; k++)); do
+    run "shard-$k" "${toy[@]}" "$1" --program "$fake" --out "$3/shards/$k" --shard "$k/$2"
+    [[ $(cat "$work/shard-$k.status") -le 1 ]] || fail "--shard $k/$2: exit $(cat "$work/shard-$k.status")"
+    expect_text "$work/shard-$k.err" " (shard $k/$2), "
+    rows "$3/shards/$k/files.csv" | while IFS=, read -r _ feedback _; do
+      file_key=${feedback#feedback/}
+      file_key=${file_key%.txt}
+      [[ $((16#${file_key:0:8} % $2)) -eq $k ]] ||
+        echo "--shard $k/$2 holds $file_key, of shard $((16#${file_key:0:8} % $2))" >&2
+    done
+  done
+  for ((k = 0; k < $2; k++)); do rows "$3/shards/$k/scores.csv"; done | LC_ALL=C sort
+}
+rows "$work/one-gpu/scores.csv" | LC_ALL=C sort >"$work/whole.rows"
+for n in 1 2 3 5; do
+  shard_rows "$many" "$n" "$work/sharded-$n" >"$work/sharded-$n.rows" 2>"$work/sharded-$n.fails"
+  [[ ! -s $work/sharded-$n.fails ]] || fail "--shard of $n: $(cat "$work/sharded-$n.fails")"
+  cmp -s "$work/whole.rows" "$work/sharded-$n.rows" ||
+    fail "--shard of $n: the shards' rows are not the class's, each once: $(diff "$work/whole.rows" "$work/sharded-$n.rows")"
+done
+# A shard of 5 is not the whole class (so the test can fail).
+[[ $(rows "$work/sharded-5/shards/0/scores.csv" | wc -l) -lt 14 ]] || fail "--shard 0/5 holds the whole class"
+# The class grows: no submission moves to another shard.
+grown=$work/grown
+cp -R "$many" "$grown"
+for name in new1 new2 new3 new4 new5 new6; do echo "// $name: right" >"$grown/$name.cu"; done
+shard_rows "$grown" 3 "$work/grown-3" >/dev/null 2>"$work/grown-3.fails"
+[[ ! -s $work/grown-3.fails ]] || fail "--shard of 3, the class grown: $(cat "$work/grown-3.fails")"
+for ((k = 0; k < 3; k++)); do
+  rows "$work/sharded-3/shards/$k/files.csv" | while read -r line; do
+    grep -qxF -- "$line" "$work/grown-3/shards/$k/files.csv" || echo "$line"
+  done >"$work/moved-$k"
+  [[ ! -s $work/moved-$k ]] || fail "the class grew: shard $k lost $(cat "$work/moved-$k")"
+done
+
+# --merge: the shards of 3 joined equal one run over the class, byte for byte; so do their files.
+run merge "${toy[@]}" "$many" --program "$fake" --out "$work/merged" \
+  --merge "$work/sharded-3/shards/0" "$work/sharded-3/shards/1" "$work/sharded-3/shards/2"
+expect_status merge 1
+for table in scores.csv canvas.csv files.csv; do
+  cmp -s "$work/one-gpu/$table" "$work/merged/$table" ||
+    fail "--merge: $table differs from one run's: $(diff "$work/one-gpu/$table" "$work/merged/$table")"
+done
+for file in "$work/one-gpu/results/"*.record "$work/one-gpu/feedback/"*.txt; do
+  cmp -s "$file" "$work/merged/${file#"$work/one-gpu/"}" || fail "--merge: ${file#"$work/one-gpu/"} differs"
+done
+expect_text "$work/merge.err" "merged from 3 folders into $work/merged"
+# A shard that graded nothing yet: its submissions "not graded: no shard graded it", exit 3.
+run merge-part "${toy[@]}" "$many" --program "$fake" --out "$work/merged-part" \
+  --merge "$work/sharded-3/shards/0" "$work/sharded-3/shards/2"
+expect_status merge-part 3
+missing=$(rows "$work/sharded-3/shards/1/scores.csv" | grep -v ',no submission: ' | head -n 1 | cut -d, -f4)
+expect_line "$work/merged-part/scores.csv" ",,,$missing,,6,not graded: no shard graded it,,,"
+[[ $(grep -c ',not graded: no shard graded it,' "$work/merged-part/scores.csv") -eq \
+   $(rows "$work/sharded-3/shards/1/scores.csv" | grep -cv ',no submission: ') ]] ||
+  fail "--merge without shard 1: $(grep -c 'no shard graded it' "$work/merged-part/scores.csv") not graded"
+"$grade" "${toy[@]}" "$many" --program "$fake" --out "$work/merged" --merge "$work/merged" \
+  >"$work/merge-self.out" 2>"$work/merge-self.err"
+[[ $? -eq 2 && $(cat "$work/merge-self.err") == "memlab grade: --merge $work/merged is the --out folder itself: merge into another folder" ]] ||
+  fail "--merge into itself: $(cat "$work/merge-self.err")"
+cmp -s "$work/one-gpu/scores.csv" "$work/merged/scores.csv" || fail "--merge into itself changed scores.csv"
+
+# --status: each shard's counts and who is left, from the files; exit 0.
+status_of() { # NAME, DIR
+  "$grade" --status "$2" >"$work/$1.out" 2>"$work/$1.err"
+  local got=$?
+  [[ $got -eq 0 ]] || fail "$1: exit $got: $(cat "$work/$1.err")"
+  [[ ! -s $work/$1.err ]] || fail "$1: wrote to stderr: $(cat "$work/$1.err")"
+}
+expected_counts() { # SCORES.CSV: the counts --status gives for a folder all graded
+  local total passed failed compiled none
+  total=$(rows "$1" | wc -l)
+  passed=$(rows "$1" | grep -c ',passed,')
+  failed=$(rows "$1" | grep -c ',failed,')
+  compiled=$(rows "$1" | grep -c ',did not compile,')
+  none=$(rows "$1" | grep -c ',no submission: ')
+  printf '%d submission%s: %d graded (%d passed, %d failed' "$total" "$([[ $total -eq 1 ]] || echo s)" \
+    $((passed + failed + compiled)) "$passed" "$failed"
+  ((compiled == 0)) || printf ', %d did not compile' "$compiled"
+  printf '); 0 not graded'
+  ((none == 0)) || printf '; %d no submission' "$none"
+  printf '; 0 left\n'
+}
+status_of status "$work/sharded-3"
+expect_line "$work/status.out" "memlab grade: $work/sharded-3: lab toy, 3 shards"
+for ((k = 0; k < 3; k++)); do
+  expect_line "$work/status.out" "  shard $k/3: $(expected_counts "$work/sharded-3/shards/$k/scores.csv")"
+done
+expect_line "$work/status.out" "  all shards: 14 submissions: 13 graded (11 passed, 1 failed, 1 did not compile); 0 not graded; 1 no submission; 0 left"
+status_of status-one "$work/one-gpu"
+expect_line "$work/status-one.out" "memlab grade: $work/one-gpu: lab toy, 14 submissions: 13 graded (11 passed, 1 failed, 1 did not compile); 0 not graded; 1 no submission; 0 left"
+# A shard not started, one whose grading stopped (a record missing: left), one not graded.
+rm -r "$work/sharded-3/shards/1"
+left=$(rows "$work/sharded-3/shards/0/scores.csv" | grep ',passed,' | head -n 1 | cut -d, -f4)
+left_key=$(grep "^$left," "$work/sharded-3/shards/0/files.csv" | cut -d, -f2 | sed 's|feedback/||; s|\.txt||')
+rm "$work/sharded-3/shards/0/results/$left_key.record"
+rm "$work/sharded-3/shards/2/results/"*.record
+CUDA_VISIBLE_DEVICES='' run shard-2-nodevice "${toy[@]}" "$many" --program "$fake" --out "$work/sharded-3/shards/2" --shard 2/3
+expect_status shard-2-nodevice 3
+status_of status-part "$work/sharded-3"
+expect_line "$work/status-part.out" "  shard 1/3: not started (no $work/sharded-3/shards/1/submissions.txt)"
+grep -q "^  shard 0/3: .*; 1 left: $left\$" "$work/status-part.out" ||
+  fail "--status: shard 0 does not say $left is left: $(cat "$work/status-part.out")"
+grep -q "^  shard 2/3: .* graded (0 passed, 0 failed[^)]*); [1-9][0-9]* not graded: [a-z]" "$work/status-part.out" ||
+  fail "--status: shard 2 does not list what was not graded: $(cat "$work/status-part.out")"
+grep -q "^  all shards: .*; 1 left\$" "$work/status-part.out" || fail "--status: the total's left: $(cat "$work/status-part.out")"
 
 # ---- the coalescing lab's program, no device: every submission not graded ------------------------
 gpu_class=$work/gpu-class

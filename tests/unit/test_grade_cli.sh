@@ -67,8 +67,12 @@ for arguments in "--help" "-h" "${toy[*]} --help" "--root $fake --help"; do
   sed -n '/^usage:/,/^$/p' "$work/help" >"$work/usage"
   grep -q '^usage: ./memlab grade LAB KERNELS.cu ' "$work/usage" || fail "$arguments: no usage line"
   grep -q '^       ./memlab grade LAB SUBMISSIONS ' "$work/usage" || fail "$arguments: no class usage"
+  grep -q '^       ./memlab grade LAB SUBMISSIONS --merge FOLDER\.\.\. ' "$work/usage" ||
+    fail "$arguments: no usage of --merge"
+  grep -q '^       ./memlab grade --status DIR$' "$work/usage" || fail "$arguments: no usage of --status"
   grep -q -- '--program\|--root' "$work/usage" && fail "$arguments: the usage names an internal option"
-  for option in --format --out --jobs --cases --case --check-rubric --visible-cases --help; do
+  for option in --format --out --jobs --gpus --mixed-gpus --shard --merge --status --cases --case \
+    --check-rubric --visible-cases --help; do
     grep -q -- "^  $option" "$work/help" || fail "$arguments: the option $option is not listed"
   done
   grep -q 'its labs/NN_LAB/kernels.cu' "$work/help" || fail "$arguments: no word of a clone's kernels.cu"
@@ -100,6 +104,16 @@ expect_refused "an empty directory as submissions" --root "$fake" toy "$work/dir
 grep -q "directory.cu is empty" "$work/err" || fail "an empty directory as submissions: message is '$(cat "$work/err")'"
 expect_refused "--jobs for one submission" "${toy[@]}" --jobs 2
 grep -q -- "--jobs is for a batch" "$work/err" || fail "--jobs for one submission: message is '$(cat "$work/err")'"
+# A class's options beyond one GPU (test_grade_batch.sh grades with them), for one submission.
+for option in "--gpus all" "--gpus 0 --mixed-gpus" "--shard 0/2" "--merge $work"; do
+  # shellcheck disable=SC2086 # the option and its value are two words on purpose
+  expect_refused "$option for one submission" "${toy[@]}" $option
+  grep -qx -- "memlab grade: ${option%% *} is for a batch: a folder or an archive of submissions" "$work/err" ||
+    fail "$option for one submission: message is '$(cat "$work/err")'"
+done
+expect_refused "--mixed-gpus for one submission" "${toy[@]}" --mixed-gpus
+grep -qx -- "memlab grade: --mixed-gpus is for a batch: a folder or an archive of submissions" "$work/err" ||
+  fail "--mixed-gpus for one submission: message is '$(cat "$work/err")'"
 ln -s "$fake/labs/01_toy/rubric" "$work/link.cu"
 expect_refused "a link to the rubric as submission" --root "$fake" toy "$work/link.cu" --program "$work/toy"
 grep -q "symbolic link" "$work/err" || fail "a link as submission: message is '$(cat "$work/err")'"

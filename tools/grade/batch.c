@@ -43,6 +43,8 @@
 enum { EXIT_PASSED = 0, EXIT_FAILED = 1, EXIT_USAGE = 2, EXIT_NOT_GRADABLE = 3 };
 
 #define METADATA_NAME "submission_metadata.yml"
+#define PLAN_NAME "submissions.txt"     /* what a run sets out to grade (write_plan) */
+#define SHARDS_FOLDER "shards"          /* --status: OUT/shards/K, one folder a shard */
 #define ID_SIZE 256             /* a name in a folder: NAME_MAX bytes and the NUL */
 #define SHOWN_SIZE (4 * ID_SIZE + 16) /* escaped, each byte at most 4 ("\xff"), and "-N" */
 #define NAMES_LISTED 8          /* the summary names this many submissions of each kind */
@@ -79,6 +81,7 @@ typedef struct {
     const roster_submission *students; /* from Gradescope's export, else NULL */
     char key[SHA256_HEX_SIZE];
     pid_t pid;                  /* its grading process while it runs */
+    const gpu_device *gpu;      /* --gpus: the GPU it is graded on (NULL: the caller's device) */
     int kept;                   /* graded before with the same key */
     done_kind done;
     char detail[512];           /* why it is not graded, what refused it */
@@ -106,6 +109,7 @@ typedef struct {
 } batch;
 
 static int refuse(const char *format, ...) __attribute__((format(printf, 1, 2)));
+static int write_table(const batch *state, const char *name, text_buffer *table);
 
 static int refuse(const char *format, ...)
 {
@@ -582,10 +586,17 @@ static void compute_key(const batch *state, entry *one)
     sha256_finish(&context, one->key);
 }
 
+/* A file of the entry in an output folder: ROOT/FOLDER/FILE_KEY.SUFFIX. */
+static void entry_path_in(const char *root, const entry *one, const char *folder,
+                          const char *suffix, char *path, size_t size)
+{
+    grading_path(path, size, "%s/%s/%s%s", root, folder, one->file_key, suffix);
+}
+
 static void entry_path(const batch *state, const entry *one, const char *folder,
                        const char *suffix, char *path, size_t size)
 {
-    grading_path(path, size, "%s/%s/%s%s", state->out_resolved, folder, one->file_key, suffix);
+    entry_path_in(state->out_resolved, one, folder, suffix, path, size);
 }
 
 static done_kind done_of(grade_outcome outcome)
@@ -641,6 +652,9 @@ static int write_record(const batch *state, const entry *one, const grade_result
     checked(cJSON_AddStringToObject(root, "detail", detail));
     checked(cJSON_AddNumberToObject(root, "score", grade_score(result)));
     checked(cJSON_AddNumberToObject(root, "max_score", grade_max_score(result)));
+    /* The model, not the index: a rerun on another host keeps the record and still says it. */
+    if (one->gpu != NULL)
+        checked(cJSON_AddStringToObject(root, "gpu", one->gpu->name));
     cJSON *cases = checked(cJSON_AddArrayToObject(root, "cases"));
     for (int i = 0; i < result->case_count; i++) {
         const case_result *mark = &result->cases[i];
@@ -676,12 +690,13 @@ static const char *json_string(const cJSON *object, const char *key)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
-/* Fills the entry from its record. Returns 0, or -1 when there is no record that fits the
- * batch's cases; *key gets the record's key. */
-static int read_record(const batch *state, entry *one, char key[SHA256_HEX_SIZE])
+/* Fills the entry from its record in the output folder `folder`. Returns 0, or -1 when there is
+ * no record that fits the batch's cases; *key gets the record's key. */
+static int read_record_in(const batch *state, const char *folder, entry *one,
+                          char key[SHA256_HEX_SIZE])
 {
     char path[GRADING_PATH_SIZE];
-    entry_path(state, one, "results", ".record", path, sizeof path);
+    entry_path_in(folder, one, "results", ".record", path, sizeof path);
     char *text = text_read_file(path);
     cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
     free(text);
@@ -722,11 +737,20 @@ static int read_record(const batch *state, entry *one, char key[SHA256_HEX_SIZE]
     return fits ? 0 : -1;
 }
 
+static int read_record(const batch *state, entry *one, char key[SHA256_HEX_SIZE])
+{
+    return read_record_in(state, state->out_resolved, one, key);
+}
+
 /* ---- grading ------------------------------------------------------------------------------------ */
 
 /* In the grading process: the single-submission path, then its files. Never returns. */
 static void grade_in_child(const batch *state, const entry *one)
 {
+    /* Its one device: the GPU lock (gpu_lock.h) and every run of its cases, the sanitizer's
+     * too, see only this GPU. */
+    if (one->gpu != NULL && setenv("CUDA_VISIBLE_DEVICES", one->gpu->uuid, 1) != 0)
+        exit(EXIT_USAGE);
     grade_result result;
     grading_grade(state->setup, one->path, one->shown, &result);
     char json[GRADING_PATH_SIZE], text[GRADING_PATH_SIZE], feedback[GRADING_PATH_SIZE];
@@ -806,8 +830,11 @@ static void progress(const batch *state, tally *count, const entry *one, const c
                    sizeof remaining);
         snprintf(left, sizeof left, ", about %s left", remaining);
     }
-    fprintf(stderr, "memlab grade: %d/%d %s: %s%s (%s elapsed%s)\n", count->finished, count->total,
-            one->shown, prefix, what, elapsed, left);
+    char on_gpu[32] = "";
+    if (one->gpu != NULL)
+        snprintf(on_gpu, sizeof on_gpu, " on GPU %d", one->gpu->index);
+    fprintf(stderr, "memlab grade: %d/%d %s%s: %s%s (%s elapsed%s)\n", count->finished,
+            count->total, one->shown, on_gpu, prefix, what, elapsed, left);
 }
 
 /* Reads what the grading process of `one` left: its record, or why there is none. */
@@ -825,6 +852,47 @@ static void collect(const batch *state, entry *one, int wait_status)
         snprintf(one->detail, sizeof one->detail,
                  "its grading process stopped (exit status %d) before it wrote the results",
                  WEXITSTATUS(wait_status));
+}
+
+/* " on GPUs 0, 1 (NVIDIA H100 80GB HBM3)", or with models of two kinds " on GPUs 0 (A), 1 (B)";
+ * "" without --gpus. */
+static void lanes_text(const batch *state, char *text, size_t size)
+{
+    const gpu_set *gpus = state->options->gpus;
+    text[0] = '\0';
+    if (gpus == NULL)
+        return;
+    snprintf(text, size, " on GPU%s ", gpus->count == 1 ? "" : "s");
+    for (int g = 0; g < gpus->count; g++) {
+        size_t used = strlen(text);
+        snprintf(text + used, size - used, "%s%d", g > 0 ? ", " : "", gpus->devices[g].index);
+        used = strlen(text);
+        if (gpus->mixed)
+            snprintf(text + used, size - used, " (%s)", gpus->devices[g].name);
+    }
+    size_t used = strlen(text);
+    if (!gpus->mixed)
+        snprintf(text + used, size - used, " (%s)", gpus->devices[0].name);
+}
+
+/* submissions.txt: what this run sets out to grade, for --status (batch_status) to read while
+ * it runs and after: the lab, the shard, then a line a submission: its grading key ("-" when
+ * there is no submission), its file key, its name as lines show it (the rest of the line). */
+static int write_plan(const batch *state)
+{
+    text_buffer plan = {0};
+    text_append(&plan, "# memlab grade: the submissions this folder's last run set out to grade\n"
+                       "lab %s\n", state->setup->lab);
+    if (state->options->shard_count > 0)
+        text_append(&plan, "shard %d/%d\n", state->options->shard, state->options->shard_count);
+    else
+        text_append(&plan, "shard all\n");
+    for (int i = 0; i < state->count; i++) {
+        const entry *one = &state->entries[i];
+        text_append(&plan, "%s %s %s\n", one->path[0] != '\0' ? one->key : "-", one->file_key,
+                    one->shown);
+    }
+    return write_table(state, PLAN_NAME, &plan);
 }
 
 static void grade_all(batch *state)
@@ -848,11 +916,19 @@ static void grade_all(batch *state)
     int kept = 0;
     for (int i = 0; i < state->count; i++)
         kept += state->entries[i].kept;
-    fprintf(stderr, "memlab grade: %s: %d submission%s in %s, %d to grade (%d graded before), "
-                    "%d at a time; results in %s\n", state->setup->lab, state->count,
-            state->count == 1 ? "" : "s", state->options->submissions, count.to_grade, kept,
-            state->options->jobs, state->options->out);
+    state->write_failed |= write_plan(state) != 0;
+    char shard[64] = "", lanes[GPUS_MAX * 8 + 256] = "";
+    if (state->options->shard_count > 0)
+        snprintf(shard, sizeof shard, " (shard %d/%d)", state->options->shard,
+                 state->options->shard_count);
+    lanes_text(state, lanes, sizeof lanes);
+    fprintf(stderr, "memlab grade: %s: %d submission%s in %s%s, %d to grade (%d graded before), "
+                    "%d at a time%s; results in %s\n", state->setup->lab, state->count,
+            state->count == 1 ? "" : "s", state->options->submissions, shard, count.to_grade, kept,
+            state->options->jobs, lanes, state->options->out);
 
+    const gpu_set *gpus = state->options->gpus;
+    int running_on[GPUS_MAX] = {0}; /* grading processes on each GPU of --gpus */
     int next = 0, running = 0;
     while (next < state->count || running > 0) {
         while (running < state->options->jobs && next < state->count) {
@@ -867,11 +943,21 @@ static void grade_all(batch *state)
                                              "not graded again: ");
                 continue;
             }
+            if (gpus != NULL) {
+                int lane = 0;
+                for (int g = 1; g < gpus->count; g++)
+                    if (running_on[g] < running_on[lane])
+                        lane = g;
+                one->gpu = &gpus->devices[lane];
+                running_on[lane]++;
+            }
             fflush(NULL);
             pid_t child = fork();
             if (child == 0)
                 grade_in_child(state, one);
             if (child < 0) {
+                if (one->gpu != NULL)
+                    running_on[one->gpu - gpus->devices]--;
                 one->done = DONE_NOT_GRADED;
                 snprintf(one->detail, sizeof one->detail, "no process to grade it (%s)",
                          strerror(errno));
@@ -899,11 +985,104 @@ static void grade_all(batch *state)
                 continue;
             one->pid = 0;
             running--;
+            if (one->gpu != NULL)
+                running_on[one->gpu - gpus->devices]--;
             collect(state, one, wait_status);
             count.graded_now++;
             progress(state, &count, one, "");
         }
     }
+}
+
+/* ---- merging shard folders ------------------------------------------------------------------- */
+
+/* Copies a file byte for byte; 0, or -1 with a line on stderr. */
+static int copy_file(const char *from, const char *to)
+{
+    FILE *in = fopen(from, "rb");
+    FILE *out = in != NULL ? fopen(to, "wb") : NULL;
+    int status = in != NULL && out != NULL ? 0 : -1;
+    char buffer[1 << 16];
+    size_t got;
+    while (status == 0 && (got = fread(buffer, 1, sizeof buffer, in)) > 0)
+        if (fwrite(buffer, 1, got, out) != got)
+            status = -1;
+    if (in != NULL && ferror(in))
+        status = -1;
+    if (in != NULL)
+        fclose(in);
+    if (out != NULL && fclose(out) != 0)
+        status = -1;
+    if (status != 0)
+        fprintf(stderr, "memlab grade: cannot copy %s to %s\n", from, to);
+    return status;
+}
+
+/* The entry's files from the folder that graded it into the output folder; the record last
+ * (through a temporary name), as a grading process writes them: a record is whole or absent. */
+static int copy_graded(const batch *state, const entry *one, const char *folder)
+{
+    const char *const files[][2] = {{"results", ".json"}, {"results", ".txt"},
+                                    {"feedback", ".txt"}};
+    char from[GRADING_PATH_SIZE], to[GRADING_PATH_SIZE];
+    int status = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        entry_path_in(folder, one, files[i][0], files[i][1], from, sizeof from);
+        entry_path(state, one, files[i][0], files[i][1], to, sizeof to);
+        status |= copy_file(from, to);
+    }
+    char record[GRADING_PATH_SIZE];
+    entry_path_in(folder, one, "results", ".record", from, sizeof from);
+    entry_path(state, one, "results", ".record.partial", to, sizeof to);
+    entry_path(state, one, "results", ".record", record, sizeof record);
+    if (status == 0 && copy_file(from, to) == 0 && rename(to, record) == 0)
+        return 0;
+    fprintf(stderr, "memlab grade: %s's files from %s were not all copied\n", one->shown, folder);
+    return -1;
+}
+
+/* --merge: for each submission, the folder whose record has its key (one that graded it before
+ * one that could not), its files copied into the output folder and its record read there. */
+static void merge_all(batch *state)
+{
+    fprintf(stderr, "memlab grade: %s: %d submission%s in %s, merged from %d folder%s into %s\n",
+            state->setup->lab, state->count, state->count == 1 ? "" : "s",
+            state->options->submissions, state->options->merge_count,
+            state->options->merge_count == 1 ? "" : "s", state->options->out);
+    for (int i = 0; i < state->count; i++) {
+        entry *one = &state->entries[i];
+        one->marks = calloc((size_t)state->case_count + 1, sizeof *one->marks);
+        if (one->marks == NULL)
+            out_of_memory();
+        if (one->path[0] == '\0') {
+            one->done = DONE_NO_SUBMISSION;
+            state->write_failed |= write_no_submission(state, one) != 0;
+            continue;
+        }
+        compute_key(state, one);
+        const char *graded_in = NULL;
+        int graded = 0;
+        for (int f = 0; f < state->options->merge_count && !graded; f++) {
+            const char *folder = state->options->merge_folders[f];
+            char key[SHA256_HEX_SIZE];
+            if (read_record_in(state, folder, one, key) != 0 || strcmp(key, one->key) != 0)
+                continue;
+            graded = one->done != DONE_NOT_GRADED;
+            if (graded_in == NULL || graded)
+                graded_in = folder;
+        }
+        char key[SHA256_HEX_SIZE];
+        if (graded_in != NULL && copy_graded(state, one, graded_in) == 0 &&
+            read_record(state, one, key) == 0)
+            continue;
+        state->write_failed |= graded_in != NULL;
+        one->done = DONE_NOT_GRADED;
+        one->scored = 0;
+        snprintf(one->detail, sizeof one->detail, "%s", graded_in != NULL
+                     ? "its files could not be copied from the shard that graded it"
+                     : "no shard graded it");
+    }
+    state->write_failed |= write_plan(state) != 0;
 }
 
 /* ---- the tables ------------------------------------------------------------------------------- */
@@ -1117,6 +1296,48 @@ static int summarize(const batch *state)
 
 /* ---- the batch ---------------------------------------------------------------------------------- */
 
+int batch_shard_of(const char *file_key, int shard_count)
+{
+    unsigned long first = 0; /* the first 8 hex digits: 32 bits */
+    for (int i = 0; i < 8 && file_key[i] != '\0'; i++) {
+        char digit = file_key[i];
+        first = first * 16 + (unsigned long)(digit <= '9' ? digit - '0' : digit - 'a' + 10);
+    }
+    return (int)(first % (unsigned long)shard_count);
+}
+
+/* --shard K/N: the entries of shard K alone, in their order. */
+static void keep_shard(batch *state)
+{
+    int kept = 0;
+    for (int i = 0; i < state->count; i++)
+        if (batch_shard_of(state->entries[i].file_key, state->options->shard_count) ==
+            state->options->shard)
+            state->entries[kept++] = state->entries[i];
+    state->count = kept;
+}
+
+/* --merge: each folder a batch's output (it has results/), and not the output folder. */
+static int check_merge_folders(const batch *state)
+{
+    for (int i = 0; i < state->options->merge_count; i++) {
+        const char *folder = state->options->merge_folders[i];
+        char results[GRADING_PATH_SIZE], resolved[PATH_MAX];
+        grading_path(results, sizeof results, "%s/results", folder);
+        struct stat status;
+        if (stat(folder, &status) != 0 || !S_ISDIR(status.st_mode))
+            return refuse("--merge %s: no such folder", folder);
+        if (stat(results, &status) != 0 || !S_ISDIR(status.st_mode) ||
+            realpath(folder, resolved) == NULL)
+            return refuse("--merge %s: not a grading's output folder (it has no results/)",
+                          folder);
+        if (strcmp(resolved, state->out_resolved) == 0)
+            return refuse("--merge %s is the --out folder itself: merge into another folder",
+                          folder);
+    }
+    return EXIT_PASSED;
+}
+
 static int prepare(batch *state)
 {
     const char *submissions = state->options->submissions;
@@ -1135,6 +1356,11 @@ static int prepare(batch *state)
     status = find_submissions(state);
     if (status != EXIT_PASSED)
         return status;
+    status = check_merge_folders(state);
+    if (status != EXIT_PASSED)
+        return status;
+    if (state->options->shard_count > 0)
+        keep_shard(state);
     char path[GRADING_PATH_SIZE];
     const char *folders[] = {"", "/results", "/feedback"};
     for (size_t i = 0; i < sizeof folders / sizeof folders[0] && status == EXIT_PASSED; i++) {
@@ -1159,7 +1385,10 @@ int batch_grade(grading_setup *setup, const batch_options *options)
 
     int status = prepare(&state);
     if (status == EXIT_PASSED) {
-        grade_all(&state);
+        if (options->merge_count > 0)
+            merge_all(&state);
+        else
+            grade_all(&state);
         state.write_failed |= write_scores(&state) != 0;
         state.write_failed |= write_canvas(&state) != 0;
         state.write_failed |= write_files(&state) != 0;
@@ -1176,4 +1405,187 @@ int batch_grade(grading_setup *setup, const batch_options *options)
     text_free(&state.skipped);
     roster_free(&state.students);
     return status;
+}
+
+/* ---- --status -------------------------------------------------------------------------------- */
+
+/* What one folder's submissions.txt and records say. */
+typedef struct {
+    int found;                  /* the folder has a submissions.txt */
+    char lab[64];
+    int shard, shard_count;     /* shard_count 0: the whole class */
+    int total;
+    int counts[DONE_KINDS];
+    int left;
+    text_buffer left_names, not_graded_names;
+    int left_listed, not_graded_listed;
+} folder_status;
+
+/* A name into a list of at most NAMES_LISTED, then "and N more" when it is printed. */
+static void list_name(text_buffer *names, int *listed, const char *name)
+{
+    if (*listed < NAMES_LISTED)
+        text_append(names, "%s%s", *listed > 0 ? ", " : "", name);
+    (*listed)++;
+}
+
+/* The outcome of the record at path when it has this key, else -1 (not graded yet). */
+static int record_outcome(const char *path, const char *key)
+{
+    char *text = text_read_file(path);
+    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    const char *stored_key = json_string(root, "key"), *outcome = json_string(root, "outcome");
+    int kind = -1;
+    for (int k = 0; stored_key != NULL && outcome != NULL && k < DONE_NO_SUBMISSION; k++)
+        if (strcmp(stored_key, key) == 0 && strcmp(outcome, done_words[k]) == 0)
+            kind = k;
+    cJSON_Delete(root);
+    return kind;
+}
+
+static void read_folder_status(const char *folder, folder_status *status)
+{
+    memset(status, 0, sizeof *status);
+    char path[GRADING_PATH_SIZE];
+    grading_path(path, sizeof path, "%s/" PLAN_NAME, folder);
+    char *plan = text_read_file(path);
+    if (plan == NULL)
+        return;
+    status->found = 1;
+    for (char *line = strtok(plan, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char key[SHA256_HEX_SIZE], file_key[SHA256_HEX_SIZE];
+        int name_at = 0;
+        if (line[0] == '#' || sscanf(line, "lab %63s", status->lab) == 1 ||
+            sscanf(line, "shard %d/%d", &status->shard, &status->shard_count) == 2 ||
+            strcmp(line, "shard all") == 0)
+            continue;
+        if (sscanf(line, "%64s %64s %n", key, file_key, &name_at) != 2 || name_at == 0)
+            continue;
+        const char *name = line + name_at;
+        status->total++;
+        if (strcmp(key, "-") == 0) {
+            status->counts[DONE_NO_SUBMISSION]++;
+            continue;
+        }
+        grading_path(path, sizeof path, "%s/results/%s.record", folder, file_key);
+        int kind = record_outcome(path, key);
+        if (kind < 0) {
+            status->left++;
+            list_name(&status->left_names, &status->left_listed, name);
+            continue;
+        }
+        status->counts[kind]++;
+        if (kind == DONE_NOT_GRADED)
+            list_name(&status->not_graded_names, &status->not_graded_listed, name);
+    }
+    free(plan);
+}
+
+static void print_names(const text_buffer *names, int listed)
+{
+    if (listed == 0)
+        return;
+    printf(": %s", names->data);
+    if (listed > NAMES_LISTED)
+        printf(" and %d more", listed - NAMES_LISTED);
+}
+
+/* "12 submissions: 9 graded (7 passed, 2 failed); 1 not graded: eve; 2 left: fay, gus" */
+static void print_counts(const folder_status *status)
+{
+    int graded = 0;
+    for (int k = DONE_PASSED; k <= DONE_REFUSED; k++)
+        graded += status->counts[k];
+    printf("%d submission%s: %d graded (%d passed, %d failed", status->total,
+           status->total == 1 ? "" : "s", graded, status->counts[DONE_PASSED],
+           status->counts[DONE_FAILED]);
+    for (int k = DONE_NOT_COMPILED; k <= DONE_REFUSED; k++)
+        if (status->counts[k] > 0)
+            printf(", %d %s", status->counts[k], done_words[k]);
+    printf("); %d not graded", status->counts[DONE_NOT_GRADED]);
+    print_names(&status->not_graded_names, status->not_graded_listed);
+    if (status->counts[DONE_NO_SUBMISSION] > 0)
+        printf("; %d no submission", status->counts[DONE_NO_SUBMISSION]);
+    printf("; %d left", status->left);
+    print_names(&status->left_names, status->left_listed);
+    printf("\n");
+}
+
+static void free_folder_status(folder_status *status)
+{
+    text_free(&status->left_names);
+    text_free(&status->not_graded_names);
+}
+
+static int by_shard(const void *a, const void *b)
+{
+    const folder_status *first = a, *second = b;
+    return (first->shard > second->shard) - (first->shard < second->shard);
+}
+
+int batch_status(const char *out)
+{
+    char shards[GRADING_PATH_SIZE];
+    grading_path(shards, sizeof shards, "%s/" SHARDS_FOLDER, out);
+    struct dirent **names = NULL;
+    int count = is_directory(shards) ? scandir(shards, &names, real_entry, alphasort) : -1;
+    if (count < 0) {
+        folder_status status;
+        read_folder_status(out, &status);
+        if (!status.found)
+            return refuse("--status %s: no grading there (no %s/" PLAN_NAME ", no %s/)", out,
+                          out, shards);
+        printf("memlab grade: %s: lab %s, ", out, status.lab);
+        print_counts(&status);
+        free_folder_status(&status);
+        return EXIT_PASSED;
+    }
+    folder_status *folders = calloc((size_t)count + 1, sizeof *folders);
+    if (folders == NULL)
+        out_of_memory();
+    folder_status all = {0};
+    int found = 0, shard_count = 0;
+    for (int i = 0; i < count; i++) {
+        char folder[GRADING_PATH_SIZE];
+        grading_path(folder, sizeof folder, "%s/%s", shards, names[i]->d_name);
+        read_folder_status(folder, &folders[found]);
+        if (folders[found].found && folders[found].shard_count > 0) {
+            snprintf(all.lab, sizeof all.lab, "%s", folders[found].lab);
+            if (folders[found].shard_count > shard_count)
+                shard_count = folders[found].shard_count;
+            found++;
+        } else {
+            free_folder_status(&folders[found]);
+        }
+    }
+    free_listing(names, count);
+    if (found == 0) {
+        free(folders);
+        return refuse("--status %s: no shard has started (no %s/K/" PLAN_NAME ")", out, shards);
+    }
+    qsort(folders, (size_t)found, sizeof *folders, by_shard);
+    printf("memlab grade: %s: lab %s, %d shard%s\n", out, all.lab, shard_count,
+           shard_count == 1 ? "" : "s");
+    int at = 0;
+    for (int shard = 0; shard < shard_count; shard++) {
+        printf("  shard %d/%d: ", shard, shard_count);
+        if (at < found && folders[at].shard == shard) {
+            folder_status *one = &folders[at++];
+            print_counts(one);
+            all.total += one->total;
+            all.left += one->left;
+            for (int k = 0; k < DONE_KINDS; k++)
+                all.counts[k] += one->counts[k];
+            free_folder_status(one);
+            while (at < found && folders[at].shard == shard)
+                free_folder_status(&folders[at++]); /* a second folder of one shard: not counted */
+        } else {
+            printf("not started (no %s/%d/" PLAN_NAME ")\n", shards, shard);
+        }
+    }
+    printf("  all shards: ");
+    print_counts(&all);
+    free(folders);
+    return EXIT_PASSED;
 }

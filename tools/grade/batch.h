@@ -22,11 +22,31 @@
  *                       the submission, the rubric, the --cases files and --case. A submission
  *                       graded before with the same key is not graded again; one that could not
  *                       be graded (no GPU) is, the next time.
+ *   submissions.txt     what the folder's last run set out to grade: each submission's grading
+ *                       key, file key and name (--status reads it)
  * A crash, a hang, a compile error or a refusal of one submission never stops the batch.
+ *
+ * Beyond one GPU (tools/grade/README.md):
+ *   --gpus all|N,M,...  one grading lane per GPU (gpus.h): each grading process gets the GPU
+ *                       with the fewest processes running, as CUDA_VISIBLE_DEVICES=ITS-UUID, so
+ *                       its GPU lock and every run of its cases are on that device; compiles
+ *                       are shared (--jobs, default one per GPU). Progress lines name the GPU;
+ *                       the record keeps its model ("gpu"). GPUs of two models are refused
+ *                       unless --mixed-gpus.
+ *   --shard K/N         grades only the submissions of shard K: the first 8 hex digits of the
+ *                       file key, mod N (a class that grows moves no submission to another
+ *                       shard); the tables hold that shard's rows only.
+ *   --merge FOLDER...   grades nothing: each submission's record and files are taken from the
+ *                       folder that graded it with the same key (copied into --out), and the
+ *                       tables are written as one run over the class would write them; one no
+ *                       folder graded is "not graded: no shard graded it".
+ *   --status OUT        batch_status: what each shard folder (OUT/shards/K, else OUT) has
+ *                       graded and has left, read from its files.
  */
 #ifndef MEMLAB_BATCH_H
 #define MEMLAB_BATCH_H
 
+#include "gpus.h"
 #include "grading.h"
 
 #define BATCH_MAX_CASE_FILES 16
@@ -38,6 +58,10 @@ typedef struct {
     const char *rubric;         /* labs/NN_LAB/rubric */
     const char *case_files[BATCH_MAX_CASE_FILES];
     int case_file_count;
+    const gpu_set *gpus;        /* --gpus: one lane per GPU; NULL: the device the caller has */
+    int shard, shard_count;     /* --shard K/N; shard_count 0: every submission */
+    char *const *merge_folders; /* --merge: the shard folders; merge_count 0: grade */
+    int merge_count;
 } batch_options;
 
 /* 1 if path names a batch: a directory, or a regular file named as an archive (unpack.h). */
@@ -48,5 +72,13 @@ int batch_is_batch(const char *path);
  * submission failed (a case, its compile, or it was refused, or is missing), 3 a submission
  * could not be graded on this host. */
 int batch_grade(grading_setup *setup, const batch_options *options);
+
+/* The shard (0 to shard_count - 1) of a submission by its file key (hex). */
+int batch_shard_of(const char *file_key, int shard_count);
+
+/* --status: for each shard folder under out/shards/ (or out itself, when it has none) how many
+ * submissions are graded, not graded, failed, and which are left, on stdout. Reads files only.
+ * Returns 0, or 2 (one line on stderr) when out holds no batch's submissions.txt. */
+int batch_status(const char *out);
 
 #endif

@@ -3,7 +3,9 @@
  *   memlab_grade [--root DIR] LAB SUBMISSION.cu --program PATH [--format text|gradescope|prairielearn]
  *                [--out FILE] [--cases FILE]... [--case NAME]
  *   memlab_grade [--root DIR] LAB SUBMISSIONS --program PATH [--out DIR] [--jobs N]
- *                [--cases FILE]... [--case NAME]
+ *                [--cases FILE]... [--case NAME] [--gpus all|N,M,... [--mixed-gpus]]
+ *                [--shard K/N] [--merge FOLDER...]
+ *   memlab_grade --status OUT               what a class's grading (its shards) has done and left
  *   memlab_grade --check-rubric FILE...     read rubric files, report the first error
  *   memlab_grade --visible-cases FILE       the file without its non-visible cases
  *   memlab_grade --help                     the usage as ./memlab grade takes it, the options,
@@ -48,6 +50,7 @@ enum { HELP_ASKED = -1 };
 
 #define MAX_CASE_FILES BATCH_MAX_CASE_FILES
 #define MAX_JOBS 64
+#define MAX_SHARDS 4096
 
 typedef enum { FORMAT_TEXT, FORMAT_GRADESCOPE, FORMAT_PRAIRIELEARN } output_format;
 
@@ -63,6 +66,12 @@ typedef struct {
     int case_file_count;
     const char *only_case;
     int jobs;                   /* 0: not given */
+    const char *gpus;           /* --gpus all|N,M,...; NULL: not given */
+    int mixed_gpus;
+    int shard, shard_count;     /* --shard K/N; shard_count 0: not given */
+    char **merge_folders;       /* --merge FOLDER...: into argv */
+    int merge_count, merge_given;
+    const char *status_of;      /* --status OUT */
 } options;
 
 static int usage_error(const char *format, const char *detail)
@@ -284,7 +293,9 @@ static void print_help(void)
     fputs("usage: ./memlab grade LAB KERNELS.cu [--format text|gradescope|prairielearn]\n"
           "                      [--out FILE] [--cases FILE]... [--case NAME]\n"
           "       ./memlab grade LAB SUBMISSIONS [--out DIR] [--jobs N] [--cases FILE]...\n"
-          "                      [--case NAME]\n"
+          "                      [--case NAME] [--gpus all|N,M,... [--mixed-gpus]] [--shard K/N]\n"
+          "       ./memlab grade LAB SUBMISSIONS --merge FOLDER... [--out DIR] [--cases FILE]...\n"
+          "       ./memlab grade --status DIR\n"
           "       ./memlab grade --check-rubric RUBRIC...\n"
           "       ./memlab grade --visible-cases RUBRIC\n"
           "\n"
@@ -305,8 +316,18 @@ static void print_help(void)
           "                     goes to standard output\n"
           "  --out DIR          a class: scores.csv, canvas.csv, files.csv, feedback/ and\n"
           "                     results/ go into DIR (default grades-LAB)\n"
-          "  --jobs N           a class: submissions compiled at once, 1 to 64 (default 1); their\n"
-          "                     cases take turns on the GPU\n"
+          "  --jobs N           a class: submissions compiled at once, 1 to 64 (default 1, with\n"
+          "                     --gpus one per GPU); their cases take turns on their GPU\n"
+          "  --gpus all|N,M,... a class: one grading lane per GPU that nvidia-smi lists (all, or\n"
+          "                     these indices); each submission's cases run on one GPU\n"
+          "  --mixed-gpus       with --gpus: allow GPUs of different models (a speed case's\n"
+          "                     limits suit one model)\n"
+          "  --shard K/N        a class: grade only shard K of N (0 <= K < N <= 4096), by the\n"
+          "                     hash of each submission's name; DIR's tables hold its rows only\n"
+          "  --merge FOLDER...  a class: grade nothing; take each submission's results from the\n"
+          "                     shard folder that graded it and write DIR as one run would\n"
+          "  --status DIR       what the grading in DIR (each DIR/shards/K) has graded, not\n"
+          "                     graded, failed, and has left, from its files (exit 0)\n"
           "  --cases FILE       more cases, in the rubric's format (hidden cases kept elsewhere);\n"
           "                     up to 16 files\n"
           "  --case NAME        grade this case alone\n"
@@ -330,6 +351,22 @@ static void print_help(void)
           stdout);
 }
 
+/* The first option given that is for a class only, or NULL. */
+static const char *batch_option_given(const options *given)
+{
+    if (given->jobs > 0)
+        return "--jobs";
+    if (given->gpus != NULL)
+        return "--gpus";
+    if (given->mixed_gpus)
+        return "--mixed-gpus";
+    if (given->shard_count > 0)
+        return "--shard";
+    if (given->merge_given)
+        return "--merge";
+    return NULL;
+}
+
 static int parse_options(int argc, char **argv, options *given)
 {
     memset(given, 0, sizeof *given);
@@ -343,7 +380,8 @@ static int parse_options(int argc, char **argv, options *given)
         int takes_value = strcmp(flag, "--root") == 0 || strcmp(flag, "--format") == 0 ||
                           strcmp(flag, "--out") == 0 || strcmp(flag, "--cases") == 0 ||
                           strcmp(flag, "--case") == 0 || strcmp(flag, "--program") == 0 ||
-                          strcmp(flag, "--jobs") == 0;
+                          strcmp(flag, "--jobs") == 0 || strcmp(flag, "--gpus") == 0 ||
+                          strcmp(flag, "--shard") == 0 || strcmp(flag, "--status") == 0;
         if (takes_value && (i + 1 == argc || argv[i + 1][0] == '\0'))
             return usage_error("%s needs a value", flag);
         if (strcmp(flag, "--root") == 0) {
@@ -376,6 +414,38 @@ static int parse_options(int argc, char **argv, options *given)
             if (*end != '\0' || jobs < 1 || jobs > MAX_JOBS)
                 return usage_error("--jobs is a whole number from 1 to 64, got '%s'", value);
             given->jobs = (int)jobs;
+        } else if (strcmp(flag, "--gpus") == 0) {
+            given->gpus = argv[++i];
+            if (gpus_check_syntax(given->gpus) != 0)
+                return usage_error("--gpus is all or GPU indices separated by commas (0,1), "
+                                   "got '%s'", given->gpus);
+        } else if (strcmp(flag, "--mixed-gpus") == 0) {
+            given->mixed_gpus = 1;
+        } else if (strcmp(flag, "--shard") == 0) {
+            const char *value = argv[++i];
+            int shard, shard_count, end = 0;
+            if (strspn(value, "0123456789/") != strlen(value) ||
+                sscanf(value, "%5d/%5d%n", &shard, &shard_count, &end) != 2 ||
+                value[end] != '\0' || shard >= shard_count || shard_count > MAX_SHARDS)
+                return usage_error("--shard is K/N, a shard K of N with 0 <= K < N <= 4096 "
+                                   "(0/4), got '%s'", value);
+            given->shard = shard;
+            given->shard_count = shard_count;
+        } else if (strcmp(flag, "--merge") == 0) {
+            /* The folders: every argument up to the next option. */
+            if (given->merge_given)
+                return usage_error("%s", "--merge is given once, with every folder to merge");
+            given->merge_given = 1;
+            given->merge_folders = &argv[i + 1];
+            while (i + 1 < argc && argv[i + 1][0] != '-' && argv[i + 1][0] != '\0') {
+                given->merge_count++;
+                i++;
+            }
+            if (given->merge_count == 0)
+                return usage_error("%s", "--merge needs the shard folders to merge "
+                                         "(OUT/shards/0 OUT/shards/1 ...)");
+        } else if (strcmp(flag, "--status") == 0) {
+            given->status_of = argv[++i];
         } else if (strcmp(flag, "--build-dir") == 0) {
             return usage_error("%s", "--build-dir is gone: the grader builds nothing, it runs the "
                                      "lab program given with --program");
@@ -387,6 +457,13 @@ static int parse_options(int argc, char **argv, options *given)
             return usage_error("one lab and one submission, then options: '%s' is one too many",
                                flag);
         }
+    }
+    if (given->status_of != NULL) {
+        if (positional_count > 0 || given->program != NULL || given->out_path != NULL ||
+            batch_option_given(given) != NULL)
+            return usage_error("%s", "--status DIR takes no lab, submission or other option: "
+                                     "./memlab grade --status DIR");
+        return EXIT_PASSED;
     }
     if (positional_count < 2)
         return usage_error("%s", usage_line);
@@ -410,7 +487,24 @@ static int grade_batch(const options *given, grading_setup *setup, const char *r
     batch_options batch = {0};
     batch.submissions = given->submission;
     batch.out = given->out_path != NULL ? given->out_path : default_out;
-    batch.jobs = given->jobs > 0 ? given->jobs : 1;
+    if (given->mixed_gpus && given->gpus == NULL)
+        return usage_error("%s", "--mixed-gpus goes with --gpus");
+    if (given->merge_given && (given->gpus != NULL || given->shard_count > 0 || given->jobs > 0))
+        return usage_error("%s", "--merge grades nothing: --gpus, --shard and --jobs are for a "
+                                 "run that grades");
+    static gpu_set gpus; /* large: not on the stack */
+    if (given->gpus != NULL) {
+        char error[1024];
+        if (gpus_choose(given->gpus, given->mixed_gpus, &gpus, error, sizeof error) != 0)
+            return usage_error("%s", error);
+        batch.gpus = &gpus;
+    }
+    /* One submission in flight per GPU by default (GPUS_MAX is MAX_JOBS). */
+    batch.jobs = given->jobs > 0 ? given->jobs : batch.gpus != NULL ? gpus.count : 1;
+    batch.shard = given->shard;
+    batch.shard_count = given->shard_count;
+    batch.merge_folders = given->merge_folders;
+    batch.merge_count = given->merge_count;
     batch.rubric = rubric;
     for (int i = 0; i < given->case_file_count; i++)
         batch.case_files[i] = given->case_files[i];
@@ -423,8 +517,9 @@ static int grade_batch(const options *given, grading_setup *setup, const char *r
 /* One kernels.cu. */
 static int grade_one(const options *given, grading_setup *setup)
 {
-    if (given->jobs > 0)
-        return usage_error("%s", "--jobs is for a batch: a folder or an archive of submissions");
+    const char *batch_only = batch_option_given(given);
+    if (batch_only != NULL)
+        return usage_error("%s is for a batch: a folder or an archive of submissions", batch_only);
     int status = check_submission(given->submission);
     if (status != EXIT_PASSED)
         return status;
@@ -456,6 +551,8 @@ int main(int argc, char **argv)
     }
     if (status != EXIT_PASSED)
         return status;
+    if (given.status_of != NULL)
+        return batch_status(given.status_of);
 
     grading_setup setup = {0};
     setup.root = given.root;
