@@ -917,7 +917,7 @@ static void grade_all(batch *state)
     for (int i = 0; i < state->count; i++)
         kept += state->entries[i].kept;
     state->write_failed |= write_plan(state) != 0;
-    char shard[64] = "", lanes[GPUS_MAX * 8 + 256] = "";
+    char shard[64] = "", lanes[GPUS_MAX * 160] = ""; /* an index and a model's name a GPU */
     if (state->options->shard_count > 0)
         snprintf(shard, sizeof shard, " (shard %d/%d)", state->options->shard,
                  state->options->shard_count);
