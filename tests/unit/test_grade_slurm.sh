@@ -200,7 +200,7 @@ expect_line "$merge" "#SBATCH --partition=gpu"
 expect_line "$merge" "#SBATCH --account=cs101"
 expect_line "$merge" "#SBATCH --output=$out/slurm/merge-%j.out"
 expect_line "$merge" "./memlab grade coalescing $class --merge $out/shards/* \\"
-expect_line "$merge" "  --out $out --jobs 2 --cases $work/extra.cases"
+expect_line "$merge" "  --out $out --cases $work/extra.cases"
 grep -q -e '--gres' -e '--array' "$merge" && fail "the merge job asks for a GPU or an array"
 [[ -d $out/shards ]] || fail "--dry-run made no $out/shards for the tasks"
 # Without --time, --partition or --account: no such line, the cluster's defaults.
@@ -228,7 +228,8 @@ expect_refused_again "a second run of another class" grade coalescing class2 --s
 
 # ---- submitting, with a fake sbatch ------------------------------------------------------------
 : >"$FAKE_SBATCH_LOG"
-run_memlab submit "$with_sbatch" grade coalescing class --slurm --shards 4 --out sub
+run_memlab submit "$with_sbatch" grade coalescing class --slurm --shards 4 --jobs 2 \
+  --cases extra.cases --out sub
 sub=$work/sub
 [[ $(status_of submit) == 0 ]] || fail "submit: exit $(status_of submit): $(cat "$work/submit.err")"
 mapfile -t calls <"$FAKE_SBATCH_LOG"
@@ -287,7 +288,8 @@ grep -q '^  shard 3/4: not started' "$work/status.out" ||
 
 # A second --slurm run submits shards 1 and 3 only.
 : >"$FAKE_SBATCH_LOG"
-run_memlab again "$with_sbatch" grade coalescing class --slurm --out sub
+run_memlab again "$with_sbatch" grade coalescing class --slurm --jobs 2 --cases extra.cases \
+  --out sub
 [[ $(status_of again) == 0 ]] ||
   fail "second run: exit $(status_of again): $(cat "$work/again.err")"
 expect_line "$sub/slurm/grade.sbatch" "#SBATCH --array=1,3"
@@ -299,7 +301,8 @@ for shard in 1 3; do
 done
 # A third: every shard graded, nothing submitted.
 : >"$FAKE_SBATCH_LOG"
-run_memlab third "$with_sbatch" grade coalescing class --slurm --out sub
+run_memlab third "$with_sbatch" grade coalescing class --slurm --jobs 2 --cases extra.cases \
+  --out sub
 [[ $(status_of third) == 0 ]] || fail "third run: exit $(status_of third)"
 [[ ! -s $FAKE_SBATCH_LOG ]] || fail "third run: sbatch was run with every shard graded"
 grep -q 'every shard of .* is graded: nothing to submit' "$work/third.out" ||
@@ -309,7 +312,7 @@ grep -q 'every shard of .* is graded: nothing to submit' "$work/third.out" ||
 run_memlab merge "$PATH" grade --merge "$sub"
 [[ $(status_of merge) == 0 ]] ||
   fail "--merge by hand: exit $(status_of merge): $(cat "$work/merge.err")"
-run_memlab whole "$PATH" grade coalescing class --out whole
+run_memlab whole "$PATH" grade coalescing class --cases extra.cases --out whole
 [[ $(status_of whole) == 1 ]] || fail "one host: exit $(status_of whole), expected 1 (a failure)"
 for file in scores.csv canvas.csv files.csv; do
   [[ -s $work/whole/$file ]] || fail "one host wrote no $file"
@@ -318,6 +321,8 @@ for file in scores.csv canvas.csv files.csv; do
     diff "$work/whole/$file" "$sub/$file" | head -n 6
   }
 done
+head -n 1 "$sub/scores.csv" | grep -q ',extra (1 pts)$' ||
+  fail "the merged scores.csv has no column of the --cases file's case"
 [[ $(grep -c ',student[0-9]*,' "$sub/scores.csv") == 12 ]] ||
   fail "the merged scores.csv has not the 12 students"
 grep -q 'not graded' "$sub/scores.csv" && fail "the merged scores.csv still has a row not graded"
