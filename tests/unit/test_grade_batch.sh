@@ -30,6 +30,13 @@
 #   - a host that cannot read the counters: not graded, said once at the top, score 0, every
 #     case "not graded" with a few words;
 #   - bad input: one line, exit 2, nothing written;
+#   - beyond one GPU, with a stand-in nvidia-smi (two GPUs of one model, then of two): --gpus's
+#     refusals; --gpus 0,1 and all run each submission's cases on one GPU (CUDA_VISIBLE_DEVICES
+#     its UUID), both GPUs used, never two runs at once on one; the tables equal one GPU's; the
+#     record keeps the model; --mixed-gpus; --shard K/N a partition (N = 1, 2, 3, 5) by the file
+#     key, no submission moved when the class grows; --merge of 3 shards equal to one run byte
+#     for byte, a shard missing "not graded: no shard graded it"; --status of shards done, not
+#     begun, stopped (a record missing: left) and not graded;
 #   - the output (students' names and emails) is left out by .gitignore and the grader image's
 #     ignore file.
 # And with the built coalescing program and no device (CUDA_VISIBLE_DEVICES=): every submission
@@ -802,6 +809,10 @@ for ((k = 0; k < 3; k++)); do
   expect_line "$work/status.out" "  shard $k/3: $(expected_counts "$work/sharded-3/shards/$k/scores.csv")"
 done
 expect_line "$work/status.out" "  all shards: 14 submissions: 13 graded (11 passed, 1 failed, 1 did not compile); 0 not graded; 1 no submission; 0 left"
+mkdir -p "$work/not-begun/shards"
+status_of status-not-begun "$work/not-begun"
+[[ $(cat "$work/status-not-begun.out") == "memlab grade: $work/not-begun: no shard has started yet (no $work/not-begun/shards/K/submissions.txt)" ]] ||
+  fail "--status, no shard begun: $(cat "$work/status-not-begun.out")"
 status_of status-one "$work/one-gpu"
 expect_line "$work/status-one.out" "memlab grade: $work/one-gpu: lab toy, 14 submissions: 13 graded (11 passed, 1 failed, 1 did not compile); 0 not graded; 1 no submission; 0 left"
 # A shard not started, one whose grading stopped (a record missing: left), one not graded.

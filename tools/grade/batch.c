@@ -1560,9 +1560,11 @@ int batch_status(const char *out)
         }
     }
     free_listing(names, count);
-    if (found == 0) {
+    if (found == 0) { /* a job array submitted, none of its tasks begun: no refusal */
         free(folders);
-        return refuse("--status %s: no shard has started (no %s/K/" PLAN_NAME ")", out, shards);
+        printf("memlab grade: %s: no shard has started yet (no %s/K/" PLAN_NAME ")\n", out,
+               shards);
+        return EXIT_PASSED;
     }
     qsort(folders, (size_t)found, sizeof *folders, by_shard);
     printf("memlab grade: %s: lab %s, %d shard%s\n", out, all.lab, shard_count,

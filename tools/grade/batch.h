@@ -77,8 +77,9 @@ int batch_grade(grading_setup *setup, const batch_options *options);
 int batch_shard_of(const char *file_key, int shard_count);
 
 /* --status: for each shard folder under out/shards/ (or out itself, when it has none) how many
- * submissions are graded, not graded, failed, and which are left, on stdout. Reads files only.
- * Returns 0, or 2 (one line on stderr) when out holds no batch's submissions.txt. */
+ * submissions are graded, not graded, failed, and which are left, on stdout (out/shards/ with
+ * no shard begun: a line that says so). Reads files only. Returns 0, or 2 (one line on stderr)
+ * when out holds neither submissions.txt nor shards/. */
 int batch_status(const char *out);
 
 #endif
