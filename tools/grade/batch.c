@@ -958,6 +958,7 @@ static void grade_all(batch *state)
             if (child < 0) {
                 if (one->gpu != NULL)
                     running_on[one->gpu - gpus->devices]--;
+                one->gpu = NULL; /* it never ran there */
                 one->done = DONE_NOT_GRADED;
                 snprintf(one->detail, sizeof one->detail, "no process to grade it (%s)",
                          strerror(errno));
