@@ -53,18 +53,6 @@ if ((calls % 2 == 1)); then echo "$((1000 + calls))"; else echo "$((1000 + calls
 EOF
 chmod +x "$work/bin/sbatch"
 export FAKE_SBATCH_LOG=$work/sbatch.log
-# A fake compute-sanitizer for the rubric's sanitizer cases: it finds nothing and runs the
-# program (the real one needs a GPU).
-cat >"$work/bin/compute-sanitizer" <<'EOF'
-#!/usr/bin/env bash
-while [[ $1 == --* ]]; do
-  if [[ $1 == --log-file ]]; then : >"$2"; fi
-  shift 2
-done
-exec "$@"
-EOF
-chmod +x "$work/bin/compute-sanitizer"
-export MEMLAB_SANITIZER=$work/bin/compute-sanitizer
 with_sbatch=$work/bin:$PATH
 no_sbatch=$PATH
 if command -v sbatch >/dev/null 2>&1; then
@@ -81,6 +69,10 @@ echo 'not a class' >"$work/notes.txt"
 mkdir "$work/other" && echo "a file" >"$work/other/scores.csv"
 echo 'case extra 1 hidden --n 4' >"$work/extra.cases"
 printf 'check correct\n' >>"$work/extra.cases"
+# The classes graded here are graded on that case alone: the rubric's cases that compare with
+# the reference solution, or run compute-sanitizer, would not grade in a student pack, whose
+# test suite runs this test too.
+extra=(--cases extra.cases --case extra)
 
 run_memlab() { # NAME, PATH for the run, arguments...: out/err/status in $work/NAME.*
   local name=$1 path=$2
@@ -229,7 +221,7 @@ expect_refused_again "a second run of another class" grade coalescing class2 --s
 # ---- submitting, with a fake sbatch ------------------------------------------------------------
 : >"$FAKE_SBATCH_LOG"
 run_memlab submit "$with_sbatch" grade coalescing class --slurm --shards 4 --jobs 2 \
-  --cases extra.cases --out sub
+  "${extra[@]}" --out sub
 sub=$work/sub
 [[ $(status_of submit) == 0 ]] || fail "submit: exit $(status_of submit): $(cat "$work/submit.err")"
 mapfile -t calls <"$FAKE_SBATCH_LOG"
@@ -288,8 +280,7 @@ grep -q '^  shard 3/4: not started' "$work/status.out" ||
 
 # A second --slurm run submits shards 1 and 3 only.
 : >"$FAKE_SBATCH_LOG"
-run_memlab again "$with_sbatch" grade coalescing class --slurm --jobs 2 --cases extra.cases \
-  --out sub
+run_memlab again "$with_sbatch" grade coalescing class --slurm --jobs 2 "${extra[@]}" --out sub
 [[ $(status_of again) == 0 ]] ||
   fail "second run: exit $(status_of again): $(cat "$work/again.err")"
 expect_line "$sub/slurm/grade.sbatch" "#SBATCH --array=1,3"
@@ -301,8 +292,7 @@ for shard in 1 3; do
 done
 # A third: every shard graded, nothing submitted.
 : >"$FAKE_SBATCH_LOG"
-run_memlab third "$with_sbatch" grade coalescing class --slurm --jobs 2 --cases extra.cases \
-  --out sub
+run_memlab third "$with_sbatch" grade coalescing class --slurm --jobs 2 "${extra[@]}" --out sub
 [[ $(status_of third) == 0 ]] || fail "third run: exit $(status_of third)"
 [[ ! -s $FAKE_SBATCH_LOG ]] || fail "third run: sbatch was run with every shard graded"
 grep -q 'every shard of .* is graded: nothing to submit' "$work/third.out" ||
@@ -312,7 +302,7 @@ grep -q 'every shard of .* is graded: nothing to submit' "$work/third.out" ||
 run_memlab merge "$PATH" grade --merge "$sub"
 [[ $(status_of merge) == 0 ]] ||
   fail "--merge by hand: exit $(status_of merge): $(cat "$work/merge.err")"
-run_memlab whole "$PATH" grade coalescing class --cases extra.cases --out whole
+run_memlab whole "$PATH" grade coalescing class "${extra[@]}" --out whole
 [[ $(status_of whole) == 1 ]] || fail "one host: exit $(status_of whole), expected 1 (a failure)"
 for file in scores.csv canvas.csv files.csv; do
   [[ -s $work/whole/$file ]] || fail "one host wrote no $file"
