@@ -148,6 +148,19 @@ if [[ -n $no_sbatch ]]; then
   [[ ! -e $work/out ]] || fail "no sbatch: it wrote $work/out"
 fi
 expect_refused "--merge by hand of a folder --slurm did not write" grade --merge other
+mkdir "$work/line"$'\n'"break"
+expect_refused "a class whose path holds a line break" grade coalescing "line"$'\n'"break" \
+  --slurm --out out
+
+# --help with --slurm: the grader's usage, then the driver's Slurm options; nothing written.
+run_memlab help "$with_sbatch" grade coalescing class --slurm --help
+[[ $(status_of help) == 0 ]] || fail "--slurm --help: exit $(status_of help)"
+grep -q '^usage: \./memlab grade LAB KERNELS\.cu' "$work/help.out" ||
+  fail "--slurm --help: no grader usage"
+for flag in --slurm --shards --partition --gres --time --account --dry-run; do
+  grep -q -- "^  $flag " "$work/help.out" || fail "--slurm --help: no line of $flag"
+done
+[[ ! -e $work/out ]] || fail "--slurm --help wrote $work/out"
 
 # ---- --dry-run: the scripts --------------------------------------------------------------------
 : >"$FAKE_SBATCH_LOG"
