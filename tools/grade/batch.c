@@ -895,19 +895,27 @@ static int write_plan(const batch *state)
     return write_table(state, PLAN_NAME, &plan);
 }
 
+/* An entry's case marks, and its key; 0 for a student with no submission (DONE_NO_SUBMISSION). */
+static int start_entry(const batch *state, entry *one)
+{
+    one->marks = calloc((size_t)state->case_count + 1, sizeof *one->marks);
+    if (one->marks == NULL)
+        out_of_memory();
+    if (one->path[0] == '\0') {
+        one->done = DONE_NO_SUBMISSION;
+        return 0;
+    }
+    compute_key(state, one);
+    return 1;
+}
+
 static void grade_all(batch *state)
 {
     tally count = {0, state->count, 0, 0};
     for (int i = 0; i < state->count; i++) {
         entry *one = &state->entries[i];
-        one->marks = calloc((size_t)state->case_count + 1, sizeof *one->marks);
-        if (one->marks == NULL)
-            out_of_memory();
-        if (one->path[0] == '\0') {
-            one->done = DONE_NO_SUBMISSION;
+        if (!start_entry(state, one))
             continue;
-        }
-        compute_key(state, one);
         char key[SHA256_HEX_SIZE];
         one->kept = read_record(state, one, key) == 0 && strcmp(key, one->key) == 0 &&
                     one->done != DONE_NOT_GRADED;
@@ -1052,15 +1060,10 @@ static void merge_all(batch *state)
             state->options->merge_count == 1 ? "" : "s", state->options->out);
     for (int i = 0; i < state->count; i++) {
         entry *one = &state->entries[i];
-        one->marks = calloc((size_t)state->case_count + 1, sizeof *one->marks);
-        if (one->marks == NULL)
-            out_of_memory();
-        if (one->path[0] == '\0') {
-            one->done = DONE_NO_SUBMISSION;
+        if (!start_entry(state, one)) {
             state->write_failed |= write_no_submission(state, one) != 0;
             continue;
         }
-        compute_key(state, one);
         const char *graded_in = NULL;
         int graded = 0;
         for (int f = 0; f < state->options->merge_count && !graded; f++) {
