@@ -8,6 +8,7 @@
  *   memlab_grade --status OUT               what a class's grading (its shards) has done and left
  *   memlab_grade --check-rubric FILE...     read rubric files, report the first error
  *   memlab_grade --visible-cases FILE       the file without its non-visible cases
+ *   memlab_grade --case-arguments FILE      each case's name and lab-program arguments
  *   memlab_grade --help                     the usage as ./memlab grade takes it, the options,
  *                                           the exit statuses (exit 0)
  *
@@ -282,6 +283,21 @@ static int print_visible_cases(const char *path)
     return EXIT_PASSED;
 }
 
+/* "NAME<TAB>ARGUMENTS" a case, in the file's order: what each case runs the lab program with
+ * (tests/model_outputs.sh reads it, so that the rubric has one reader). */
+static int print_case_arguments(const char *path)
+{
+    rubric_set cases = {0};
+    char error[1024];
+    if (rubric_read(&cases, path, error, sizeof error) != 0) {
+        rubric_free(&cases);
+        return usage_error("%s", error);
+    }
+    for (int i = 0; i < cases.count; i++)
+        printf("%s\t%s\n", cases.cases[i].name, cases.cases[i].arguments);
+    rubric_free(&cases);
+    return EXIT_PASSED;
+}
 
 /* The usage names what a user types: ./memlab grade passes --root and --program itself. */
 static const char usage_line[] =
@@ -335,6 +351,8 @@ static void print_help(void)
           "                     read rubric files; say what is wrong in the first bad one\n"
           "  --visible-cases RUBRIC\n"
           "                     print the rubric without its cases that are not visible\n"
+          "  --case-arguments RUBRIC\n"
+          "                     print each case's name, a tab, and its lab program's arguments\n"
           "  --help             this text\n"
           "\n"
           "exit status:\n"
@@ -542,6 +560,9 @@ int main(int argc, char **argv)
     if (argc >= 2 && strcmp(argv[1], "--visible-cases") == 0)
         return argc == 3 ? print_visible_cases(argv[2])
                          : usage_error("%s", "--visible-cases takes one rubric file");
+    if (argc >= 2 && strcmp(argv[1], "--case-arguments") == 0)
+        return argc == 3 ? print_case_arguments(argv[2])
+                         : usage_error("%s", "--case-arguments takes one rubric file");
 
     options given;
     int status = parse_options(argc, argv, &given);
