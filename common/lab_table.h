@@ -1,0 +1,11 @@
+/* lab_table.h: the check of a lab's table (ml_lab, memlab.h) before a run. */
+#ifndef MEMLAB_LAB_TABLE_H
+#define MEMLAB_LAB_TABLE_H
+
+#include "memlab.h"
+
+/* The table's own mistakes, caught before anything runs: ML_EXIT_OK, or ML_EXIT_LAB_ERROR with
+ * one line on stderr that names the lab and what is wrong. */
+int ml_check_lab_table(const ml_lab *lab);
+
+#endif
