@@ -46,7 +46,6 @@ typedef struct {
     int count;
 } metric_selection;
 
-
 static int add_metric(metric_selection *selection, const char *name, char *error, size_t error_size)
 {
     const prof_metric *known = prof_metric_find(name);
@@ -934,92 +933,131 @@ static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel
     return ML_EXIT_OK;
 }
 
-static int run_model(const ml_lab *lab, const ml_options *options,
-                     const metric_selection *selections, ml_report *report)
-{
-    long long points = ml_sweep_count(options);
-    for (int v = 0; v < lab->num_variants; v++) {
-        if (!options->variant_selected[v])
-            continue;
-        for (long long point = 0; point < points; point++) {
-            ml_record *record = ml_report_add(report);
-            record->variant = lab->variants[v].name;
-            ml_sweep_point(options, point, record->param);
-            record->pct_of_ceiling = record->gbps = record->gflops = NAN;
-            record->pct_of_flops_ceiling = NAN;
-            record->flops_per_gld_byte_predicted = record->flops_per_gld_byte_measured = NAN;
-            const ml_variant *variant = &lab->variants[v];
-            ml_prediction prediction = {0};
-            if (variant->predict != NULL)
-                variant->predict(variant->argument, record->param, &prediction);
-            record->served_by = prediction.served_by;
-            fill_metric_results(record, &selections[v], &prediction, NULL);
-        }
-    }
-    return write_report(report, options);
-}
+/* ---- a run, phase by phase ------------------------------------------------------------------ */
 
-int ml_main(const ml_lab *lab, int argc, char **argv)
+/* What one run of a lab program holds from one phase to the next. */
+typedef struct {
+    const ml_lab *lab;
+    double start;                       /* monotonic_seconds() when ml_main began */
+    ml_options options;
+    metric_selection selections[ML_MAX_VARIANTS];
+    ml_report report;
+    cudaKernel_t kernels[ML_MAX_VARIANTS];
+    struct cudaDeviceProp properties;
+    size_t free_bytes;
+    ml_gpu_facts device_facts;          /* the model's GPU: this device's SMs and L2 */
+    profiler_state profiler;
+    int wants_metrics;
+    l2_flush flush;
+    host_staging staging;
+} lab_run;
+
+/* What a phase returns when the run goes on; any other value is the program's exit status. */
+#define RUN_GOES_ON (-1)
+
+/* The command line, and what it asks that needs no run (help, the lists, saving kernels). */
+static int parse(lab_run *run, int argc, char **argv)
 {
-    double run_start = monotonic_seconds();
+    const ml_lab *lab = run->lab;
     if (ml_check_lab_table(lab) != ML_EXIT_OK)
         return ML_EXIT_LAB_ERROR;
-    ml_options options;
     char error[512];
-    if (ml_parse_args(lab, argc, argv, &options, error, sizeof error) != ML_EXIT_OK)
+    if (ml_parse_args(lab, argc, argv, &run->options, error, sizeof error) != ML_EXIT_OK)
         return usage_error(lab, error);
-    if (options.action == ML_ACTION_HELP) {
+    switch (run->options.action) {
+    case ML_ACTION_HELP:
         ml_print_help(lab, stdout);
         return ML_EXIT_OK;
-    }
-    if (options.action == ML_ACTION_LIST) {
+    case ML_ACTION_LIST:
         ml_print_variants(lab, stdout);
         return ML_EXIT_OK;
-    }
-    if (options.action == ML_ACTION_LIST_METRICS) {
+    case ML_ACTION_LIST_METRICS:
         ml_print_metrics(stdout);
         return ML_EXIT_OK;
+    case ML_ACTION_SAVE_KERNELS:
+        return save_kernels(lab, &run->options);
+    default:
+        return RUN_GOES_ON;
     }
-    if (options.action == ML_ACTION_SAVE_KERNELS)
-        return save_kernels(lab, &options);
-    /* The FLOP/s ceiling runs whenever any variant runs. */
+}
+
+/* What runs: the variants (the FLOP/s ceiling whenever any variant runs), the sizes the lab
+ * accepts at every sweep point, each variant's metrics, the seed; then the report's header. */
+static int plan(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    ml_options *options = &run->options;
     for (int v = 0; v < lab->num_variants && lab->flops_ceiling != NULL; v++)
         if (strcmp(lab->variants[v].name, lab->flops_ceiling) == 0)
-            options.variant_selected[v] = 1;
+            options->variant_selected[v] = 1;
     if (lab->check_params != NULL) {
-        for (long long point = 0; point < ml_sweep_count(&options); point++) {
+        for (long long point = 0; point < ml_sweep_count(options); point++) {
             long long param[ML_MAX_PARAMS];
-            ml_sweep_point(&options, point, param);
+            ml_sweep_point(options, point, param);
             const char *message = lab->check_params(param);
             if (message != NULL)
                 return usage_error(lab, message);
         }
     }
-    static metric_selection selections[ML_MAX_VARIANTS];
-    if (select_all_metrics(lab, &options, selections, error, sizeof error) != ML_EXIT_OK)
+    char error[512];
+    if (select_all_metrics(lab, options, run->selections, error, sizeof error) != ML_EXIT_OK)
         return usage_error(lab, error);
-    if (!options.seed_given)
-        options.seed = fresh_seed();
+    if (!options->seed_given)
+        options->seed = fresh_seed();
 
-    ml_report report = {0};
-    report.lab = lab;
-    report.seed = options.seed;
-    report.reps = options.reps;
-    report.warmup = options.warmup;
-    report.ceiling_gbps = NAN;
-    report.sm_clock_mhz = NAN;
-    report.counter_seconds = NAN;
-    if (options.action == ML_ACTION_MODEL) {
-        ml_model_gpu_set(options.model_gpu != NULL ? options.model_gpu : ml_gpu_facts_named("h100"));
-        report.model_gpu = ml_model_gpu();
-        snprintf(report.profiler_note, sizeof report.profiler_note,
-                 "not read: --model gives predictions only");
-        warn_unread_sweep(lab, &options);
-        int status = run_model(lab, &options, selections, &report);
-        ml_report_free(&report);
-        return status;
+    ml_report *report = &run->report;
+    report->lab = lab;
+    report->seed = options->seed;
+    report->reps = options->reps;
+    report->warmup = options->warmup;
+    report->ceiling_gbps = NAN;
+    report->sm_clock_mhz = NAN;
+    report->counter_seconds = NAN;
+    return RUN_GOES_ON;
+}
+
+/* --model: each record's predictions for the GPU --gpu names (the H100 by default), no device. */
+static int predict_only(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    const ml_options *options = &run->options;
+    ml_report *report = &run->report;
+    ml_model_gpu_set(options->model_gpu != NULL ? options->model_gpu : ml_gpu_facts_named("h100"));
+    report->model_gpu = ml_model_gpu();
+    snprintf(report->profiler_note, sizeof report->profiler_note,
+             "not read: --model gives predictions only");
+    warn_unread_sweep(lab, options);
+    long long points = ml_sweep_count(options);
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!options->variant_selected[v])
+            continue;
+        const ml_variant *variant = &lab->variants[v];
+        for (long long point = 0; point < points; point++) {
+            ml_record *record = ml_report_add(report);
+            record->variant = variant->name;
+            ml_sweep_point(options, point, record->param);
+            record->pct_of_ceiling = record->gbps = record->gflops = NAN;
+            record->pct_of_flops_ceiling = NAN;
+            record->flops_per_gld_byte_predicted = record->flops_per_gld_byte_measured = NAN;
+            ml_prediction prediction = {0};
+            if (variant->predict != NULL)
+                variant->predict(variant->argument, record->param, &prediction);
+            record->served_by = prediction.served_by;
+            fill_metric_results(record, &run->selections[v], &prediction, NULL);
+        }
     }
+    int status = write_report(report, options);
+    ml_report_free(report);
+    return status;
+}
 
+/* The device: there is one, --device names one of them, its kernels load, and every variant
+ * fits in its free memory at every sweep point. Then its facts go into the report and the
+ * model. */
+static int open_device(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    const ml_options *options = &run->options;
     int device_count = 0;
     cudaError_t device_status = cudaGetDeviceCount(&device_count);
     if (device_status != cudaSuccess || device_count == 0) {
@@ -1029,168 +1067,222 @@ int ml_main(const ml_lab *lab, int argc, char **argv)
                         "predictions without one\n", lab->program, reason, lab->program);
         return ML_EXIT_NO_DEVICE;
     }
-    if (options.device >= device_count) {
+    char error[512];
+    if (options->device >= device_count) {
         snprintf(error, sizeof error, "--device %d: this machine has %d CUDA device(s)",
-                 options.device, device_count);
+                 options->device, device_count);
         return usage_error(lab, error);
     }
-    ML_CUDA_CHECK(cudaSetDevice(options.device));
-    static cudaKernel_t kernels[ML_MAX_VARIANTS];
-    int kernels_status = load_kernels(lab, &options, kernels);
+    ML_CUDA_CHECK(cudaSetDevice(options->device));
+    int kernels_status = load_kernels(lab, options, run->kernels);
     if (kernels_status != ML_EXIT_OK)
         return kernels_status;
-    struct cudaDeviceProp properties;
-    ML_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
-    size_t free_bytes = 0, total_bytes = 0;
-    ML_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-
-    long long points = ml_sweep_count(&options);
+    struct cudaDeviceProp *properties = &run->properties;
+    ML_CUDA_CHECK(cudaGetDeviceProperties(properties, options->device));
+    size_t total_bytes = 0;
+    ML_CUDA_CHECK(cudaMemGetInfo(&run->free_bytes, &total_bytes));
     for (int v = 0; v < lab->num_variants; v++) {
-        if (!options.variant_selected[v])
+        if (!options->variant_selected[v])
             continue;
-        for (long long point = 0; point < points; point++) {
+        for (long long point = 0; point < ml_sweep_count(options); point++) {
             long long param[ML_MAX_PARAMS];
-            ml_sweep_point(&options, point, param);
+            ml_sweep_point(options, point, param);
             double needed = lab->device_bytes(&lab->variants[v], param);
-            if (needed > USABLE_MEMORY_FRACTION * (double)free_bytes) {
+            if (needed > USABLE_MEMORY_FRACTION * (double)run->free_bytes) {
                 snprintf(error, sizeof error,
-                         "variant %s needs %.2f GiB of device memory at these sizes; %s has %.2f GiB "
-                         "free: choose smaller sizes",
-                         lab->variants[v].name, needed / 1073741824.0, properties.name,
-                         free_bytes / 1073741824.0);
+                         "variant %s needs %.2f GiB of device memory at these sizes; %s has "
+                         "%.2f GiB free: choose smaller sizes",
+                         lab->variants[v].name, needed / 1073741824.0, properties->name,
+                         run->free_bytes / 1073741824.0);
                 return usage_error(lab, error);
             }
         }
     }
 
-    snprintf(report.device_name, sizeof report.device_name, "%s", properties.name);
-    report.compute_major = properties.major;
-    report.compute_minor = properties.minor;
-    report.sm_count = properties.multiProcessorCount;
-    report.l2_mib = properties.l2CacheSize / 1048576.0;
+    ml_report *report = &run->report;
+    snprintf(report->device_name, sizeof report->device_name, "%s", properties->name);
+    report->compute_major = properties->major;
+    report->compute_minor = properties->minor;
+    report->sm_count = properties->multiProcessorCount;
+    report->l2_mib = properties->l2CacheSize / 1048576.0;
     int sm_clock_khz = 0;
-    ML_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, options.device));
-    report.sm_clock_mhz = sm_clock_khz / 1e3;
-    /* The predictions are for this device: its SMs and L2 from the runtime. */
-    static ml_gpu_facts device_facts;
-    device_facts = ml_gpu_facts_of_device(properties.name, properties.major, properties.minor,
-                                          properties.multiProcessorCount,
-                                          (double)properties.l2CacheSize);
-    ml_model_gpu_set(&device_facts);
-    report.model_gpu = ml_model_gpu();
+    ML_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, options->device));
+    report->sm_clock_mhz = sm_clock_khz / 1e3;
+    run->device_facts = ml_gpu_facts_of_device(properties->name, properties->major,
+                                               properties->minor,
+                                               properties->multiProcessorCount,
+                                               (double)properties->l2CacheSize);
+    ml_model_gpu_set(&run->device_facts);
+    report->model_gpu = ml_model_gpu();
+    return RUN_GOES_ON;
+}
 
-    profiler_state profiler = {0};
-    int wants_metrics = 0;
+/* The profiler, when a variant asks for metrics: opened, and every selection known to the
+ * device's chip (an unknown metric is bad input); where counters cannot be read, a warning and
+ * the run goes on without them. */
+static int open_profiler(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    profiler_state *profiler = &run->profiler;
     for (int v = 0; v < lab->num_variants; v++)
-        wants_metrics |= options.variant_selected[v] && selections[v].count > 0;
-    if (wants_metrics) {
-        double start = monotonic_seconds();
-        prof_status status = prof_open(options.device, &profiler.session);
-        profiler.seconds += monotonic_seconds() - start;
-        if (status != PROF_OK) {
-            profiler.session = NULL;
-            profiler_warn(&profiler, &report, prof_last_error());
-        } else {
-            for (int v = 0; v < lab->num_variants; v++) {
-                if (options.variant_selected[v] &&
-                    validate_selection(prof_chip_name(profiler.session), &selections[v], error,
-                                       sizeof error) != ML_EXIT_OK) {
-                    prof_close(profiler.session);
-                    return usage_error(lab, error);
-                }
-            }
+        run->wants_metrics |= run->options.variant_selected[v] && run->selections[v].count > 0;
+    if (!run->wants_metrics)
+        return RUN_GOES_ON;
+    double start = monotonic_seconds();
+    prof_status status = prof_open(run->options.device, &profiler->session);
+    profiler->seconds += monotonic_seconds() - start;
+    if (status != PROF_OK) {
+        profiler->session = NULL;
+        profiler_warn(profiler, &run->report, prof_last_error());
+        return RUN_GOES_ON;
+    }
+    char error[512];
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (run->options.variant_selected[v] &&
+            validate_selection(prof_chip_name(profiler->session), &run->selections[v], error,
+                               sizeof error) != ML_EXIT_OK) {
+            prof_close(profiler->session);
+            return usage_error(lab, error);
         }
     }
+    return RUN_GOES_ON;
+}
 
-    /* After every refusal: bad input gets its one line and nothing else. */
-    warn_unread_sweep(lab, &options);
-    report.ceiling_gbps = measure_copy_ceiling(free_bytes);
-    l2_flush flush = {.bytes = 2 * (size_t)(properties.l2CacheSize > 4194304
-                                                ? properties.l2CacheSize
-                                                : 4194304)};
-    flush.buffer = ml_device_alloc(flush.bytes);
-    ML_CUDA_CHECK(cudaMemset(flush.buffer, 0, flush.bytes));
-    if (profiler.session != NULL &&
-        prof_set_prelude(profiler.session, flush_prelude, &flush) != PROF_OK) {
+/* After every refusal (bad input gets its one line and nothing else): the copy ceiling, the L2
+ * flush buffer, which the profiler also runs before each profiled launch; the startup's time;
+ * the host staging. */
+static void prepare_measuring(lab_run *run)
+{
+    warn_unread_sweep(run->lab, &run->options);
+    run->report.ceiling_gbps = measure_copy_ceiling(run->free_bytes);
+    size_t l2_bytes = (size_t)run->properties.l2CacheSize;
+    l2_flush *flush = &run->flush;
+    flush->bytes = 2 * (l2_bytes > 4194304 ? l2_bytes : 4194304);
+    flush->buffer = ml_device_alloc(flush->bytes);
+    ML_CUDA_CHECK(cudaMemset(flush->buffer, 0, flush->bytes));
+    if (run->profiler.session != NULL &&
+        prof_set_prelude(run->profiler.session, flush_prelude, flush) != PROF_OK) {
         fprintf(stderr, "memlab: %s\n", prof_last_error());
         exit(ML_EXIT_CUDA_ERROR);
     }
+    run->report.seconds.startup = monotonic_seconds() - run->start;
+    staging_open(&run->staging);
+}
 
-    report.seconds.startup = monotonic_seconds() - run_start;
+/* One record: set up, check against the reference, time, count, predict, tear down. Returns 1
+ * when its outputs were correct. */
+static int run_record(lab_run *run, int v, long long point, progress_state *progress)
+{
+    const ml_lab *lab = run->lab;
+    const ml_variant *variant = &lab->variants[v];
+    ml_report *report = &run->report;
+    ml_record *record = ml_report_add(report);
+    record->variant = variant->name;
+    ml_sweep_point(&run->options, point, record->param);
+    progress_show(progress, lab, variant->name, record->param, &run->options);
 
-    host_staging staging = {0};
-    staging_open(&staging);
+    ml_problem problem = {.variant = variant, .argument = variant->argument,
+                          .kernel = run->kernels[v], .param = record->param,
+                          .seed = run->options.seed};
+    double phase_start = monotonic_seconds();
+    lab->setup(&problem);
+    check_problem(lab, &problem);
+    record->bytes = problem.bytes;
+    record->flops = problem.flops;
+    fill_resources(&problem, &run->properties, record);
+    report->seconds.setup += lap(&phase_start);
+
+    check_variant(lab, &problem, &run->staging, record);
+    report->seconds.check += lap(&phase_start);
+    time_variant(lab, &problem, &run->options, &run->flush, &run->staging,
+                 report->sm_clock_mhz * 1e6, record);
+    fill_rates(record, report->ceiling_gbps);
+    report->seconds.kernels += kernel_seconds(record, &run->options);
+    report->seconds.timing_loop += lap(&phase_start);
+
+    double measured[ML_MAX_METRICS];
+    run->flush.zeroed = output_is_zeroed(&problem) ? &problem : NULL;
+    collect_metrics(&run->profiler, report, &run->selections[v], lab, &problem, &run->staging,
+                    record, measured);
+    run->flush.zeroed = NULL;
+    lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
+    ml_prediction prediction = {0};
+    if (variant->predict != NULL)
+        variant->predict(variant->argument, record->param, &prediction);
+    record->served_by = prediction.served_by;
+    fill_metric_results(record, &run->selections[v], &prediction, measured);
+    fill_intensity(record);
+    report->seconds.model += lap(&phase_start);
+
+    lab->teardown(&problem);
+    free(problem.reference);
+    free(problem.reference_counts);
+    free(problem.check_index);
+    report->seconds.teardown += lap(&phase_start);
+    return record->correct;
+}
+
+/* Every selected variant at every sweep point, in order. Returns ML_EXIT_OK, or
+ * ML_EXIT_INCORRECT when a record's outputs were wrong. */
+static int run_records(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    long long points = ml_sweep_count(&run->options);
     long long records = 0;
     for (int v = 0; v < lab->num_variants; v++)
-        records += options.variant_selected[v] ? points : 0;
+        records += run->options.variant_selected[v] ? points : 0;
     progress_state progress = progress_start(records);
     int exit_status = ML_EXIT_OK;
     for (int v = 0; v < lab->num_variants; v++) {
-        if (!options.variant_selected[v])
+        if (!run->options.variant_selected[v])
             continue;
-        const ml_variant *variant = &lab->variants[v];
-        for (long long point = 0; point < points; point++) {
-            ml_record *record = ml_report_add(&report);
-            record->variant = variant->name;
-            ml_sweep_point(&options, point, record->param);
-            progress_show(&progress, lab, variant->name, record->param, &options);
-
-            ml_problem problem = {.variant = variant, .argument = variant->argument,
-                                  .kernel = kernels[v], .param = record->param,
-                                  .seed = options.seed};
-            double phase_start = monotonic_seconds();
-            lab->setup(&problem);
-            check_problem(lab, &problem);
-            record->bytes = problem.bytes;
-            record->flops = problem.flops;
-            fill_resources(&problem, &properties, record);
-            report.seconds.setup += lap(&phase_start);
-
-            check_variant(lab, &problem, &staging, record);
-            report.seconds.check += lap(&phase_start);
-            time_variant(lab, &problem, &options, &flush, &staging, report.sm_clock_mhz * 1e6,
-                         record);
-            fill_rates(record, report.ceiling_gbps);
-            report.seconds.kernels += kernel_seconds(record, &options);
-            report.seconds.timing_loop += lap(&phase_start);
-
-            double measured[ML_MAX_METRICS];
-            flush.zeroed = output_is_zeroed(&problem) ? &problem : NULL;
-            collect_metrics(&profiler, &report, &selections[v], lab, &problem, &staging, record,
-                            measured);
-            flush.zeroed = NULL;
-            if (!record->correct)
+        for (long long point = 0; point < points; point++)
+            if (!run_record(run, v, point, &progress))
                 exit_status = ML_EXIT_INCORRECT;
-            lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
-            ml_prediction prediction = {0};
-            if (variant->predict != NULL)
-                variant->predict(variant->argument, record->param, &prediction);
-            record->served_by = prediction.served_by;
-            fill_metric_results(record, &selections[v], &prediction, measured);
-            fill_intensity(record);
-            report.seconds.model += lap(&phase_start);
-
-            lab->teardown(&problem);
-            free(problem.reference);
-            free(problem.reference_counts);
-            free(problem.check_index);
-            report.seconds.teardown += lap(&phase_start);
-        }
     }
     progress_end(&progress);
-    ml_device_free(flush.buffer);
-    staging_close(&staging);
-    if (profiler.session != NULL) {
-        double start = monotonic_seconds();
-        prof_close(profiler.session);
-        profiler.seconds += monotonic_seconds() - start;
-    }
-    if (wants_metrics)
-        report.counter_seconds = profiler.seconds;
-    fill_flops_ceiling(lab, &report);
-    report.seconds.wall = monotonic_seconds() - run_start;
+    return exit_status;
+}
 
-    int write_status = write_report(&report, &options);
-    ml_report_free(&report);
+/* Frees the run's buffers, closes the profiler, and writes the report. */
+static int finish(lab_run *run, int exit_status)
+{
+    ml_device_free(run->flush.buffer);
+    staging_close(&run->staging);
+    profiler_state *profiler = &run->profiler;
+    if (profiler->session != NULL) {
+        double start = monotonic_seconds();
+        prof_close(profiler->session);
+        profiler->seconds += monotonic_seconds() - start;
+    }
+    ml_report *report = &run->report;
+    if (run->wants_metrics)
+        report->counter_seconds = profiler->seconds;
+    fill_flops_ceiling(run->lab, report);
+    report->seconds.wall = monotonic_seconds() - run->start;
+    int write_status = write_report(report, &run->options);
+    ml_report_free(report);
     return write_status != ML_EXIT_OK ? write_status : exit_status;
+}
+
+int ml_main(const ml_lab *lab, int argc, char **argv)
+{
+    /* Static: the selections and the model's device facts are large and outlive the phases. */
+    static lab_run run;
+    run.lab = lab;
+    run.start = monotonic_seconds();
+    int status = parse(&run, argc, argv);
+    if (status == RUN_GOES_ON)
+        status = plan(&run);
+    if (status != RUN_GOES_ON)
+        return status;
+    if (run.options.action == ML_ACTION_MODEL)
+        return predict_only(&run);
+    status = open_device(&run);
+    if (status == RUN_GOES_ON)
+        status = open_profiler(&run);
+    if (status != RUN_GOES_ON)
+        return status;
+    prepare_measuring(&run);
+    return finish(&run, run_records(&run));
 }
