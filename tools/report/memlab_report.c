@@ -28,6 +28,15 @@
  *       a line plot's columns: PARAM, then each C, one row per value of PARAM
  *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
  *       a bar chart's columns: a label ("aos fields=1"), then each C, one row per record
+ *   memlab_report demo DIR --root ROOT --seconds S --version TEXT [--quick]
+ *                     [--predictions asked|no-gpu] [--gnuplot yes|no]
+ *       DIR/report.md, the demo's report, from DIR/data/: runs.tsv (a run a line: program, run
+ *       number, exit status, gpu or model, arguments), seconds.tsv (where each GPU run's time
+ *       went) and each run's PROGRAM-N.json, .csv, .txt and .log; the labs' titles and
+ *       demo.md from ROOT/labs/. S is the demo's wall time, TEXT memlab's version (git
+ *       describe); --quick: the runs were quick.args'; --predictions: every run was --model,
+ *       asked for or for want of a GPU; --gnuplot: whether gnuplot is here to draw the plots.
+ *       The census's line also goes to stderr
  *   SELECTION: --lab LAB (reports of other labs are ignored), --where PARAM=VALUE or
  *       --where PARAM=max (repeatable), --out FILE (write the columns there and print the
  *       names of the columns that got at least one value on stdout)
@@ -38,11 +47,15 @@
  * points (a note, not an error: the plot is skipped); 2 for bad usage, or a report that cannot
  * be read (labs, notes, series and bars skip such a report with a warning instead).
  */
+#define _DEFAULT_SOURCE /* gethostname, open_memstream */
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "report_data.h"
 #include "report_markdown.h"
@@ -53,7 +66,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars|demo ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -294,17 +307,16 @@ static int census_verdict(const cJSON *metric, double *predicted, double *measur
     if (cJSON_IsString(reason) && cJSON_IsNumber(low))
         return rd_in_range(*measured, low->valuedouble, *predicted) ? 1 : 2;
     return rd_agrees(*measured, *predicted) ? 0 : 2;
-    return fabs(*measured - *predicted) <= 0.05 * fabs(*predicted) ? 0 : 2;
 }
 
-static int census_command(int argc, char **argv)
+/* How the access model did over the reports' pairs: the census's line ("census: N pairs: ...")
+ * in line, and with list each pair outside on stream. Returns the number of pairs. */
+static long census_of(cJSON *const *reports, int report_count, FILE *list, char *line,
+                      size_t size)
 {
-    bool list = argc > 0 && strcmp(argv[0], "--list") == 0;
-    report_request request;
-    int status = parse_request(argc - list, argv + list, &request, true);
     long count[3] = {0, 0, 0};
-    for (int i = 0; i < request.report_count && status == EXIT_SUCCESS; i++) {
-        const cJSON *report = request.reports[i];
+    for (int i = 0; i < report_count; i++) {
+        const cJSON *report = reports[i];
         const cJSON *lab = cJSON_GetObjectItemCaseSensitive(report, "lab");
         const cJSON *record = NULL;
         cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
@@ -318,28 +330,42 @@ static int census_command(int argc, char **argv)
                 if (verdict < 0)
                     continue;
                 count[verdict]++;
-                if (verdict == 2 && list) {
+                if (verdict == 2 && list != NULL) {
                     char *params = cJSON_PrintUnformatted(
                         cJSON_GetObjectItemCaseSensitive(record, "params"));
-                    printf("outside: %s %s %s %s: predicted %.6g, measured %.6g\n",
-                           cJSON_IsString(lab) ? lab->valuestring : "?",
-                           cJSON_IsString(variant) ? variant->valuestring : "?",
-                           params != NULL ? params : "",
-                           cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring,
-                           predicted, measured);
+                    fprintf(list, "outside: %s %s %s %s: predicted %.6g, measured %.6g\n",
+                            cJSON_IsString(lab) ? lab->valuestring : "?",
+                            cJSON_IsString(variant) ? variant->valuestring : "?",
+                            params != NULL ? params : "",
+                            cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring,
+                            predicted, measured);
                     free(params);
                 }
             }
         }
     }
     long pairs = count[0] + count[1] + count[2];
-    if (status == EXIT_SUCCESS && pairs == 0) {
-        fprintf(stderr, "memlab_report: census: no pair of a prediction and a measurement\n");
-        status = EXIT_NO_DATA;
+    snprintf(line, size, "census: %ld pairs: %ld within 5%% (%.1f%%), %ld inside their range, "
+                         "%ld outside", pairs, count[0], pairs > 0 ? 100.0 * count[0] / pairs : 0.0,
+             count[1], count[2]);
+    return pairs;
+}
+
+static int census_command(int argc, char **argv)
+{
+    bool list = argc > 0 && strcmp(argv[0], "--list") == 0;
+    report_request request;
+    int status = parse_request(argc - list, argv + list, &request, true);
+    if (status == EXIT_SUCCESS) {
+        char line[256];
+        if (census_of(request.reports, request.report_count, list ? stdout : NULL, line,
+                      sizeof line) == 0) {
+            fprintf(stderr, "memlab_report: census: no pair of a prediction and a measurement\n");
+            status = EXIT_NO_DATA;
+        } else {
+            printf("%s\n", line);
+        }
     }
-    if (status == EXIT_SUCCESS)
-        printf("census: %ld pairs: %ld within 5%% (%.1f%%), %ld inside their range, %ld outside\n",
-               pairs, count[0], 100.0 * count[0] / pairs, count[1], count[2]);
     free_request(&request);
     return status;
 }
@@ -393,6 +419,463 @@ static int columns_command(int argc, char **argv, bool series)
     return status;
 }
 
+/* ---- demo: the demo's report.md ------------------------------------------------------------- */
+
+/* The driver's markers (./memlab reads them: a folder it may write to holds this report; the
+ * plots go between the two others). */
+#define DEMO_MARKER "<!-- memlab demo report -->"
+#define PLOTS_BEGIN "<!-- memlab plots"
+#define PLOTS_END "<!-- end of memlab plots -->"
+#define GNUPLOT_MISSING \
+    "gnuplot not found: install the Debian package gnuplot-nox to draw the plots"
+/* A run's tables longer than this many lines are folded away. */
+#define FOLDED_LINES 40
+#define MAX_LABS 32
+#define MAX_RUNS 1024
+#define PATH_SIZE 4096
+
+typedef struct {
+    const char *out, *root, *seconds, *version, *predictions;
+    bool quick, gnuplot;
+} demo_options;
+
+typedef struct {
+    char program[64], arguments[1024], mode[16];
+    int run, status;
+} demo_run;
+
+typedef struct {
+    demo_run runs[MAX_RUNS];
+    int run_count, failed;
+    char programs[MAX_LABS][64], directories[MAX_LABS][128]; /* labs/NN_PROGRAM, in order */
+    int lab_count;
+    cJSON *reports[MAX_RUNS];   /* the reports of DIR/data that read, in name order */
+    int report_count;
+} demo_data;
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The lab programs, from ROOT/labs/NN_PROGRAM/PROGRAM.cu, in the folders' order. */
+static int read_labs(const char *root, demo_data *data)
+{
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/labs", root);
+    struct dirent **names;
+    int count = scandir(path, &names, NULL, alphasort);
+    if (count < 0)
+        return usage_error("demo: cannot read ", path);
+    for (int i = 0; i < count; i++) {
+        const char *name = names[i]->d_name;
+        bool numbered = strlen(name) > 3 && name[0] >= '0' && name[0] <= '9' && name[1] >= '0' &&
+                        name[1] <= '9' && name[2] == '_';
+        char program_source[2 * PATH_SIZE];
+        int length = snprintf(program_source, sizeof program_source, "%s/%s/%s.cu", path, name,
+                              numbered ? name + 3 : "");
+        if (numbered && length < (int)sizeof program_source && access(program_source, F_OK) == 0 &&
+            strlen(name) < sizeof data->programs[0] && data->lab_count < MAX_LABS) {
+            snprintf(data->programs[data->lab_count], sizeof data->programs[0], "%s", name + 3);
+            snprintf(data->directories[data->lab_count], sizeof data->directories[0], "%s", name);
+            data->lab_count++;
+        }
+        free(names[i]);
+    }
+    free(names);
+    return EXIT_SUCCESS;
+}
+
+/* DIR/data/runs.tsv: program, run, exit status, mode, arguments (the rest of the line). */
+static int read_runs(const char *out, demo_data *data)
+{
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/data/runs.tsv", out);
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return usage_error("demo: cannot read ", path);
+    char line[2048];
+    while (fgets(line, sizeof line, file) != NULL && data->run_count < MAX_RUNS) {
+        line[strcspn(line, "\n")] = '\0';
+        demo_run *run = &data->runs[data->run_count];
+        char *fields[5] = {line, NULL, NULL, NULL, NULL};
+        for (int f = 1; f < 5 && fields[f - 1] != NULL; f++) {
+            char *tab = strchr(fields[f - 1], '\t');
+            if (tab != NULL) {
+                *tab = '\0';
+                fields[f] = tab + 1;
+            }
+        }
+        if (fields[3] == NULL)
+            continue;
+        if (strlen(fields[0]) >= sizeof run->program || strlen(fields[3]) >= sizeof run->mode)
+            continue;
+        strcpy(run->program, fields[0]);
+        run->run = atoi(fields[1]);
+        run->status = atoi(fields[2]);
+        strcpy(run->mode, fields[3]);
+        snprintf(run->arguments, sizeof run->arguments, "%s", fields[4] != NULL ? fields[4] : "");
+        data->failed += run->status != 0;
+        data->run_count++;
+    }
+    fclose(file);
+    return EXIT_SUCCESS;
+}
+
+/* Every .json file of DIR/data that reads, in name order; the others are skipped (each run's log
+ * says why its report does not read). */
+static void read_reports(const char *out, demo_data *data)
+{
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/data", out);
+    struct dirent **names;
+    int count = scandir(path, &names, NULL, NULL);
+    if (count < 0)
+        return;
+    char *files[MAX_RUNS];
+    int file_count = 0;
+    for (int i = 0; i < count; i++) {
+        size_t length = strlen(names[i]->d_name);
+        if (length > 5 && strcmp(names[i]->d_name + length - 5, ".json") == 0 &&
+            file_count < MAX_RUNS)
+            files[file_count++] = strdup(names[i]->d_name);
+        free(names[i]);
+    }
+    free(names);
+    qsort(files, (size_t)file_count, sizeof *files, by_name);
+    for (int i = 0; i < file_count; i++) {
+        char file[2 * PATH_SIZE], error[ERROR_SIZE];
+        snprintf(file, sizeof file, "%s/%s", path, files[i]);
+        cJSON *report = rd_load(file, error, sizeof error);
+        if (report != NULL)
+            data->reports[data->report_count++] = report;
+        free(files[i]);
+    }
+}
+
+/* The lab's title from its first report that reads, or the program's name. */
+static const char *lab_title(const demo_data *data, const char *program)
+{
+    for (int i = 0; i < data->report_count; i++)
+        if (strcmp(lab_of(data->reports[i]), program) == 0)
+            return rd_title(data->reports[i]);
+    return program;
+}
+
+/* A file's bytes to stream, whole or its last `lines` lines (0: whole); false if it does not
+ * open. */
+static bool copy_file(const char *path, FILE *stream, int lines)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return false;
+    char *text = NULL;
+    size_t size = 0, used = 0, got;
+    char buffer[65536];
+    while ((got = fread(buffer, 1, sizeof buffer, file)) > 0) {
+        if (used + got + 1 > size) {
+            size = 2 * (used + got + 1);
+            char *larger = realloc(text, size);
+            if (larger == NULL) {
+                free(text);
+                fclose(file);
+                return false;
+            }
+            text = larger;
+        }
+        memcpy(text + used, buffer, got);
+        used += got;
+    }
+    fclose(file);
+    size_t start = 0;
+    if (lines > 0 && used > 0) {
+        /* As tail -n: the last `lines` lines, a last line without its newline counted too. */
+        size_t position = used - (text[used - 1] == '\n');
+        int seen = 0;
+        while (position > 0) {
+            if (text[position - 1] == '\n' && ++seen == lines)
+                break;
+            position--;
+        }
+        start = position;
+    }
+    fwrite(text + start, 1, used - start, stream);
+    free(text);
+    return true;
+}
+
+static bool is_file_with_data(const char *path)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return false;
+    bool has_data = fgetc(file) != EOF;
+    fclose(file);
+    return has_data;
+}
+
+/* The run's files in DIR/data, as links: "Files: [json](data/coalescing-1.json) ...". */
+static void write_run_files(FILE *stream, const char *out, const char *base)
+{
+    const char *kinds[] = {"json", "csv", "txt", "log"};
+    fprintf(stream, "Files:");
+    int shown = 0;
+    for (int k = 0; k < 4; k++) {
+        char path[PATH_SIZE];
+        snprintf(path, sizeof path, "%s/data/%s.%s", out, base, kinds[k]);
+        if (is_file_with_data(path)) {
+            fprintf(stream, " [%s](data/%s.%s)", kinds[k], base, kinds[k]);
+            shown++;
+        }
+    }
+    fprintf(stream, "%s\n", shown == 0 ? " none" : "");
+}
+
+/* A run's facts and tables in Markdown, from its JSON report; a long one (a sweep) folded. */
+static void write_run_tables(FILE *stream, const char *path)
+{
+    char error[ERROR_SIZE];
+    cJSON *report = rd_load(path, error, sizeof error);
+    if (report == NULL)
+        return;
+    char *tables = NULL;
+    size_t size = 0;
+    FILE *memory = open_memstream(&tables, &size);
+    if (memory == NULL) {
+        cJSON_Delete(report);
+        return;
+    }
+    rd_write_markdown(report, memory);
+    fclose(memory);
+    cJSON_Delete(report);
+    while (size > 0 && tables[size - 1] == '\n')
+        tables[--size] = '\0';
+    int lines = 1;
+    for (size_t i = 0; i < size; i++)
+        lines += tables[i] == '\n';
+    fprintf(stream, "\n");
+    if (lines > FOLDED_LINES)
+        fprintf(stream, "<details><summary>The tables (%d lines)</summary>\n\n", lines);
+    fprintf(stream, "%s\n", tables);
+    if (lines > FOLDED_LINES)
+        fprintf(stream, "\n</details>\n");
+    free(tables);
+}
+
+/* Where the time went, per GPU run, from DIR/data/seconds.tsv (program, run, the process's wall
+ * time, then memlab_report seconds' five columns); nothing when there is none. */
+static void write_seconds_table(FILE *stream, const demo_options *options, const demo_data *data)
+{
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/data/seconds.tsv", options->out);
+    if (!is_file_with_data(path))
+        return;
+    FILE *file = fopen(path, "r");
+    if (file == NULL)
+        return;
+    fprintf(stream,
+            "Where the time went, per run: the program's wall time (the process's in brackets), "
+            "the\nGPU's part (the variants' kernels, and reading the counters, which replays "
+            "them), and the\nhost's (inputs, CPU references, comparisons, allocations, CUDA and "
+            "profiler start-up).\n"
+            "\n"
+            "| run | wall s | kernels s | counters s | host s | host / GPU |\n"
+            "| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    char line[1024];
+    while (fgets(line, sizeof line, file) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        char *field[8] = {0};
+        int count = 0;
+        for (char *cursor = line; count < 8; count++) {
+            field[count] = cursor;
+            char *tab = strchr(cursor, '\t');
+            if (tab == NULL) {
+                count++;
+                break;
+            }
+            *tab = '\0';
+            cursor = tab + 1;
+        }
+        for (int f = count; f < 8; f++)
+            field[f] = "";
+        const char *arguments = "";
+        for (int r = 0; r < data->run_count; r++)
+            if (strcmp(data->runs[r].program, field[0]) == 0 && data->runs[r].run == atoi(field[1]))
+                arguments = data->runs[r].arguments;
+        fprintf(stream, "| `%s%s%s` | %s (%s) | %s | %s | %s | %s |\n", field[0],
+                arguments[0] != '\0' ? " " : "", arguments, field[3], field[2], field[4], field[5],
+                field[6], field[7]);
+    }
+    fclose(file);
+    fprintf(stream, "\n");
+}
+
+/* The report's head: what was measured (or predicted) and where, the census, the runs. */
+static void write_demo_head(FILE *stream, const demo_options *options, const demo_data *data,
+                            const char *census)
+{
+    fprintf(stream, DEMO_MARKER "\n# memlab demo report\n\n");
+    if (options->predictions != NULL) {
+        if (strcmp(options->predictions, "asked") == 0)
+            fprintf(stream, "**Predictions only.** The demo was asked for predictions "
+                            "(`./memlab demo --model`), so\n");
+        else
+            fprintf(stream, "**Predictions only.** No usable CUDA GPU was found on this machine, "
+                            "so\n");
+        fprintf(stream,
+                "every lab ran with `--model`: the numbers below are the access model's "
+                "predictions.\nTimings, GB/s and measured counters are shown as `-`; run "
+                "`./memlab demo` on a GPU host\nto measure them.\n");
+    } else {
+        const char *gpu = NULL;
+        for (int i = 0; i < data->report_count && gpu == NULL; i++)
+            gpu = rd_device_name(data->reports[i]);
+        fprintf(stream, "Measured on: **%s**. Each table puts the hardware counters (CUPTI) "
+                        "beside\nthe access model's predictions.\n",
+                gpu != NULL ? gpu : "unknown GPU");
+        if (census[0] != '\0')
+            fprintf(stream, "\nThe access model, over every measured counter (`memlab_report "
+                            "census --list data/*.json`\nnames the pairs outside): %s.\n",
+                    census + strlen("census: "));
+    }
+    bool noted = false;
+    for (int i = 0; i < data->report_count; i++) {
+        const char *note = gpu_run_note(data->reports[i]);
+        bool seen = note == NULL;
+        for (int k = 0; k < i && !seen; k++) {
+            const char *earlier = gpu_run_note(data->reports[k]);
+            seen = earlier != NULL && strcmp(note, earlier) == 0;
+        }
+        if (seen)
+            continue;
+        if (!noted)
+            fprintf(stream, "\nCounters were not read in some runs:\n\n");
+        noted = true;
+        fprintf(stream, "- %s\n", note);
+    }
+    fprintf(stream, "\n");
+    if (options->quick)
+        fprintf(stream, "\n**The quick version** (`./memlab demo --quick`, each lab's "
+                        "`quick.args`): every lab's\nstory at smaller sizes and fewer sweep "
+                        "points, for a lecture. `./memlab demo` runs the\nfull one "
+                        "(`demo.args`).\n");
+    char date[64], host[256] = "";
+    time_t now = time(NULL);
+    struct tm utc;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime_r(&now, &utc));
+    gethostname(host, sizeof host - 1);
+    fprintf(stream, "\n- Date: %s, host: %s\n- memlab: %s\n- Runs: %d, failed: %d, in %s s. Each "
+                    "run's JSON, CSV, table and stderr are in `data/`.\n\n",
+            date, host, options->version, data->run_count, data->failed, options->seconds);
+    write_seconds_table(stream, options, data);
+    for (int l = 0; l < data->lab_count; l++)
+        fprintf(stream, "- [%s](#%s)\n", lab_title(data, data->programs[l]), data->programs[l]);
+}
+
+/* A lab's section: its title, its demo.md, each run's files and tables, the plots' place. */
+static void write_demo_lab(FILE *stream, const demo_options *options, const demo_data *data,
+                           int lab)
+{
+    const char *program = data->programs[lab];
+    fprintf(stream, "\n<a id=\"%s\"></a>\n\n## %s\n\n", program, lab_title(data, program));
+    char path[PATH_SIZE];
+    /* A student pack has no demo.md: the lecture's text explains what the lab measures. */
+    snprintf(path, sizeof path, "%s/labs/%s/demo.md", options->root, data->directories[lab]);
+    copy_file(path, stream, 0);
+    for (int r = 0; r < data->run_count; r++) {
+        const demo_run *run = &data->runs[r];
+        if (strcmp(run->program, program) != 0)
+            continue;
+        const char *space = run->arguments[0] != '\0' ? " " : "";
+        if (strcmp(run->mode, "model") == 0)
+            fprintf(stream, "\n### `%s%s%s --model` (predictions)\n\n", program, space,
+                    run->arguments);
+        else
+            fprintf(stream, "\n### `%s%s%s`\n\n", program, space, run->arguments);
+        char base[256];
+        snprintf(base, sizeof base, "%s-%d", program, run->run);
+        write_run_files(stream, options->out, base);
+        if (run->status != 0) {
+            fprintf(stream, "\n**This run failed (exit status %d).** The end of its stderr:\n\n"
+                            "```text\n", run->status);
+            snprintf(path, sizeof path, "%s/data/%s.log", options->out, base);
+            copy_file(path, stream, 20);
+            fprintf(stream, "```\n");
+        }
+        snprintf(path, sizeof path, "%s/data/%s.json", options->out, base);
+        if (is_file_with_data(path))
+            write_run_tables(stream, path);
+    }
+    fprintf(stream, "\n" PLOTS_BEGIN " %s -->\n", program);
+    if (options->gnuplot)
+        fprintf(stream, "Plots: `./memlab plot %s` draws them.\n", options->out);
+    else
+        fprintf(stream, "Plots: none here (" GNUPLOT_MISSING ", then run `./memlab plot %s`).\n",
+                options->out);
+    fprintf(stream, PLOTS_END "\n");
+}
+
+static int demo_command(int argc, char **argv)
+{
+    demo_options options = {.gnuplot = true};
+    if (argc < 1 || argv[0][0] == '-')
+        return usage_error("demo needs the demo's folder", "");
+    options.out = argv[0];
+    for (int i = 1; i < argc; i++) {
+        const char *option = argv[i];
+        if (strcmp(option, "--quick") == 0) {
+            options.quick = true;
+            continue;
+        }
+        if (i + 1 == argc)
+            return usage_error(option, " needs a value (or is unknown)");
+        const char *value = argv[++i];
+        if (strcmp(option, "--root") == 0)
+            options.root = value;
+        else if (strcmp(option, "--seconds") == 0)
+            options.seconds = value;
+        else if (strcmp(option, "--version") == 0)
+            options.version = value;
+        else if (strcmp(option, "--predictions") == 0 &&
+                 (strcmp(value, "asked") == 0 || strcmp(value, "no-gpu") == 0))
+            options.predictions = value;
+        else if (strcmp(option, "--gnuplot") == 0 &&
+                 (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0))
+            options.gnuplot = strcmp(value, "yes") == 0;
+        else
+            return usage_error("demo: unknown option or value ", option);
+    }
+    if (options.root == NULL || options.seconds == NULL || options.version == NULL)
+        return usage_error("demo needs --root, --seconds and --version", "");
+
+    static demo_data data;
+    int status = read_labs(options.root, &data);
+    if (status == EXIT_SUCCESS)
+        status = read_runs(options.out, &data);
+    if (status != EXIT_SUCCESS)
+        return status;
+    read_reports(options.out, &data);
+    char census[256] = "";
+    if (census_of(data.reports, data.report_count, NULL, census, sizeof census) > 0)
+        fprintf(stderr, "memlab: %s\n", census);
+    else
+        census[0] = '\0';
+
+    char path[PATH_SIZE];
+    snprintf(path, sizeof path, "%s/report.md", options.out);
+    FILE *stream = fopen(path, "w");
+    if (stream == NULL)
+        return usage_error("demo: cannot write ", path);
+    write_demo_head(stream, &options, &data, census);
+    for (int l = 0; l < data.lab_count; l++)
+        write_demo_lab(stream, &options, &data, l);
+    for (int i = 0; i < data.report_count; i++)
+        cJSON_Delete(data.reports[i]);
+    if (fclose(stream) != 0)
+        return usage_error("demo: writing failed: ", path);
+    return EXIT_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -417,5 +900,7 @@ int main(int argc, char **argv)
         return columns_command(argc - 2, argv + 2, true);
     if (strcmp(command, "bars") == 0)
         return columns_command(argc - 2, argv + 2, false);
+    if (strcmp(command, "demo") == 0)
+        return demo_command(argc - 2, argv + 2);
     return usage_error("unknown command ", command);
 }
