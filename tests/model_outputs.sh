@@ -13,8 +13,8 @@
 #
 # BUILD holds labs/PROGRAM and tools/memlab_grade (which reads the rubrics). A line that gives no
 # --seed runs with --seed 1, so that nothing drawn at random reaches a prediction. No GPU is
-# needed: --model predicts for the GPU --gpu names, on the host. Exits 2 on bad usage; --check
-# exits 77 in a student pack, whose rubrics hold only the visible cases.
+# needed: --model predicts for the GPU --gpu names, on the host. Exits 2 on bad usage, and in a
+# student pack (which does not ship this script), whose rubrics hold only the visible cases.
 set -uo pipefail
 usage="usage: model_outputs.sh BUILD OUTDIR | --check BUILD | --update BUILD"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,9 +30,9 @@ if [[ $mode == write ]]; then
   mkdir -p "$out" || exit 2
 else
   [[ $# -eq 1 ]] || { echo "$usage" >&2; exit 2; }
-  if [[ $mode == check && -e $root/STUDENT.md ]]; then
-    echo "model_outputs: a student pack: its rubrics are not the ones the digests were taken from"
-    exit 77
+  if [[ -e $root/STUDENT.md ]]; then
+    echo "model_outputs: a student pack: its rubrics are not the ones the digests were taken from" >&2
+    exit 2
   fi
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
