@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_lab_folders: every lab has what labs/README.md says a lab must have before it counts as
-# done: its folder's files, a student handout and instructor notes, its tests and its planted
-# submissions. Prints each missing piece; exits 1 if any is missing.
+# done: its folder's files (its plots among them), a student handout and instructor notes, its
+# tests and its planted submissions. Prints each missing or misplaced piece; exits 1 if any is.
 #   tests/unit/test_lab_folders.sh [ROOT]
 root=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 missing=0
@@ -26,6 +26,10 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   done
   need "labs/$lab/demo.md" "the demo report's text for this lab"
   need "labs/$lab/rubric" "the grading cases"
+  if ! compgen -G "$directory/plots/*.gp" >/dev/null; then
+    echo "missing: labs/$lab/plots/*.gp (the lab's plots, in its own folder)"
+    missing=$((missing + 1))
+  fi
   need "handouts/$lab.md" "the student handout"
   need "handouts/instructor/$lab.md" "the instructor notes"
   need "tests/unit/test_model_$program.c" "the model's exact counts"
@@ -42,6 +46,12 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
     echo "missing: labs/$lab/kernels.cu has no BEGIN SOLUTION region (the skeleton would be the solution)"
     missing=$((missing + 1))
   fi
+done
+# What is one lab's lives in its folder: no plot of a lab is left beside the shared settings.
+for leftover in "$root"/tools/report/plots/*/; do
+  [[ -d $leftover ]] || continue
+  echo "misplaced: ${leftover#"$root"/} (a lab's plots go in labs/NN_name/plots/)"
+  missing=$((missing + 1))
 done
 if ((labs == 0)); then
   echo "no lab folder (labs/NN_name/) under $root"
