@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench_batch: how long a class takes to grade on this GPU host. A benchmark, not a test.
 #   tests/grade/bench_batch.sh PATH/TO/memlab_grade PATH/TO/memlab_skeleton PATH/TO/PROGRAM \
-#       tests/grade/PROGRAM [COUNT [RUN...]]
+#       labs/NN_PROGRAM/plants [COUNT [RUN...]]
 #
 # A class of COUNT submissions (default 50) is written from the lab's plants, taken in turn,
 # each made a file of its own by a comment with its number (so no two are the same content).
@@ -40,7 +40,8 @@ for run in "${runs[@]}"; do
 done
 [[ -d $plants ]] || { echo "bench_batch: no plants folder $plants" >&2; exit 2; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-lab=$(basename "$plants")
+lab=$(basename "$(dirname "$plants")") # labs/NN_PROGRAM/plants
+lab=${lab#[0-9][0-9]_}
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "bench_batch: no CUDA device: nothing to measure"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plant.sh: writes a planted submission, a kernels.cu with a bug (or a trick) put in, to stdout.
-#   tests/grade/plant.sh tests/grade/PROGRAM/NAME.plant PATH/TO/memlab_skeleton > kernels.cu
+#   tests/grade/plant.sh labs/NN_PROGRAM/plants/NAME.plant PATH/TO/memlab_skeleton > kernels.cu
 #
 # A .plant file (tests/grade/README.md describes them) starts from the lab's kernels.cu, the
 # solution, or its student version ("from solution" / "from skeleton"), and replaces text in it:
@@ -26,10 +26,10 @@ set -euo pipefail
 plant=${1:?usage: plant.sh PLANT MEMLAB_SKELETON}
 plant=$(cd "$(dirname "$plant")" && pwd)/$(basename "$plant")
 skeleton=${2:?usage: plant.sh PLANT MEMLAB_SKELETON}
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-program=$(basename "$(dirname "$plant")")
-source=$(echo "$root"/labs/[0-9][0-9]_"$program/kernels.cu")
-[[ -e $source ]] || { echo "plant.sh: no lab $program (labs/NN_$program/kernels.cu) for $plant" >&2; exit 2; }
+# A plant lives in its lab's folder, labs/NN_PROGRAM/plants/.
+lab_folder=$(dirname "$(dirname "$plant")")
+source=$lab_folder/kernels.cu
+[[ -e $source ]] || { echo "plant.sh: no lab folder with a kernels.cu above $plant (labs/NN_PROGRAM/plants/)" >&2; exit 2; }
 
 # The plant's directives stand before its "file" line, if it has one.
 header=$(awk '/^file[ \t\r]*$/ { exit } { print }' "$plant")

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_grade_batch_planted: a class of planted submissions graded at once, on the GPU.
 #   tests/grade/test_grade_batch_planted.sh alone|together PATH/TO/memlab_grade \
-#       PATH/TO/memlab_skeleton PATH/TO/PROGRAM tests/grade/PROGRAM
+#       PATH/TO/memlab_skeleton PATH/TO/PROGRAM labs/NN_PROGRAM/plants
 #
 # alone:    every plant of the lab (plant.sh writes each as NAME.cu) is graded alone, then all of
 #           them as one batch: each case of each plant must come out as it did alone (PASS or
@@ -24,7 +24,8 @@ program=${4:?$usage}
 plants=${5:?$usage}
 [[ $mode == alone || $mode == together ]] || { echo "$usage" >&2; exit 2; }
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-lab=$(basename "$plants")
+lab=$(basename "$(dirname "$plants")") # labs/NN_PROGRAM/plants
+lab=${lab#[0-9][0-9]_}
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
   echo "no CUDA device: test skipped"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test_grade_planted: grades one planted submission on the GPU and compares with what it expects.
 #   tests/grade/test_grade_planted.sh PATH/TO/memlab_grade PATH/TO/memlab_skeleton \
-#       PATH/TO/PROGRAM tests/grade/PROGRAM/NAME.plant
+#       PATH/TO/PROGRAM labs/NN_PROGRAM/plants/NAME.plant
 #
 # The plant (tests/grade/plant.sh writes it as kernels.cu) is graded by the lab's built program.
 # Its directives (tests/grade/README.md):
@@ -22,7 +22,8 @@ skeleton=${2:?$usage}
 program=${3:?$usage}
 plant=${4:?$usage}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-lab=$(basename "$(dirname "$plant")")
+lab=$(basename "$(dirname "$(dirname "$plant")")") # labs/NN_PROGRAM/plants/NAME.plant
+lab=${lab#[0-9][0-9]_}
 name=$(basename "$plant" .plant)
 
 if ! nvidia-smi -L >/dev/null 2>&1; then

@@ -13,8 +13,9 @@
 #   - #line and a GNU line marker, plain (the first filter: exit 2) and behind a CR (the judge),
 #     and a marker a macro writes: refused with one line;
 #   - every lab's kernels.cu still compiles, with its header;
-#   - the new plants of tests/grade (plant.sh writes CR and BOM bytes as they must be) are
-#     refused the same way (in the instructor's tree: a student pack holds no plants);
+#   - the new plants (labs/NN_PROGRAM/plants/; tests/grade/plant.sh writes CR and BOM bytes as
+#     they must be) are refused the same way (in the instructor's tree: a student pack holds no
+#     plants);
 #   - a preprocessor bomb and a template bomb fail within the compile's limits and leave
 #     nothing in TMPDIR (an empty folder of the test's).
 set -uo pipefail
@@ -115,15 +116,17 @@ done
 # The plants that cheat the include rule or forge a tool's words: written by plant.sh byte for
 # byte, refused with one line. A student pack holds no plants (they hold solution code).
 if [[ -x $root/tests/grade/plant.sh ]]; then
-  for plant in "$root"/tests/grade/coalescing/tamper_include_*.plant "$root"/tests/grade/shared_tiling/line_*.plant; do
-    lab=$(basename "$(dirname "$plant")")
-    rubric_text "$(echo "$root"/labs/[0-9][0-9]_"$lab"/rubric)" >"$work/rubric_text"
+  for plant in "$root"/labs/04_coalescing/plants/tamper_include_*.plant "$root"/labs/02_shared_tiling/plants/line_*.plant; do
+    lab_folder=$(dirname "$(dirname "$plant")") # labs/NN_PROGRAM/plants/NAME.plant
+    lab=$(basename "$lab_folder")
+    lab=${lab#[0-9][0-9]_}
+    rubric_text "$lab_folder/rubric" >"$work/rubric_text"
     "$root/tests/grade/plant.sh" "$plant" "$skeleton" >"$work/kernels.cu" || { fail "plant.sh $plant"; continue; }
     expect_refused "$lab" "$work/kernels.cu" "$(basename "$plant")" "kernels file"
   done
-  grep -q $'\r#include "rubric"' <("$root/tests/grade/plant.sh" "$root/tests/grade/coalescing/tamper_include_cr.plant" "$skeleton") ||
+  grep -q $'\r#include "rubric"' <("$root/tests/grade/plant.sh" "$root/labs/04_coalescing/plants/tamper_include_cr.plant" "$skeleton") ||
     fail "plant.sh did not write the CR of tamper_include_cr"
-  [[ $("$root/tests/grade/plant.sh" "$root/tests/grade/coalescing/tamper_include_bom.plant" "$skeleton" | head -c 3 | od -An -tx1 | tr -d ' ') == efbbbf ]] ||
+  [[ $("$root/tests/grade/plant.sh" "$root/labs/04_coalescing/plants/tamper_include_bom.plant" "$skeleton" | head -c 3 | od -An -tx1 | tr -d ' ') == efbbbf ]] ||
     fail "plant.sh did not write the byte-order mark of tamper_include_bom"
 else
   echo "no tests/grade here (a student pack): the plants are not checked"

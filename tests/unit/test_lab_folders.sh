@@ -35,11 +35,11 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   need "tests/unit/test_model_$program.c" "the model's exact counts"
   need "tests/unit/cli_$program.sh" "the program's command line"
   need "tests/gpu/test_$program.c" "measured against predicted on a GPU"
-  need "tests/grade/$program/solution.plant" "the solution graded"
-  need "tests/grade/$program/skeleton.plant" "the student version graded"
-  plants=$(ls "$root/tests/grade/$program"/*.plant 2>/dev/null | wc -l)
+  need "labs/$lab/plants/solution.plant" "the solution graded"
+  need "labs/$lab/plants/skeleton.plant" "the student version graded"
+  plants=$(ls "$directory"/plants/*.plant 2>/dev/null | wc -l)
   if ((plants < 3)); then
-    echo "missing: tests/grade/$program/ has $plants plants; a lab needs at least one wrong submission beside the solution and the skeleton"
+    echo "missing: labs/$lab/plants/ has $plants plants; a lab needs at least one wrong submission beside the solution and the skeleton"
     missing=$((missing + 1))
   fi
   if [[ -s $directory/kernels.cu ]] && ! grep -q 'BEGIN SOLUTION' "$directory/kernels.cu"; then
@@ -48,9 +48,9 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   fi
 done
 # What is one lab's lives in its folder: no plot of a lab is left beside the shared settings.
-for leftover in "$root"/tools/report/plots/*/; do
+for leftover in "$root"/tools/report/plots/*/ "$root"/tests/grade/*/; do
   [[ -d $leftover ]] || continue
-  echo "misplaced: ${leftover#"$root"/} (a lab's plots go in labs/NN_name/plots/)"
+  echo "misplaced: ${leftover#"$root"/} (a lab's plots and plants go in labs/NN_name/plots/ and plants/)"
   missing=$((missing + 1))
 done
 if ((labs == 0)); then

@@ -69,7 +69,8 @@ find "$pack/handouts" -path '*/figures/*' -type f -exec realpath {} + >"$work/fi
 while read -r figure; do
   grep -qxF "$figure" "$work/links" || fail "no page of the pack shows ${figure#"$pack"/}"
 done <"$work/figures"
-[[ ! -e $pack/tests/grade ]] || fail "the pack holds the planted submissions"
+[[ ! -e $pack/tests/grade ]] || fail "the pack holds the planted submissions' scripts"
+! compgen -G "$pack/labs/*/plants" >/dev/null || fail "the pack holds the planted submissions (labs/*/plants)"
 [[ ! -e $pack/.git ]] || fail "the pack holds the git history"
 for source in "$root"/labs/[0-9][0-9]_*/*.cu "$root"/labs/[0-9][0-9]_*/*.h; do
   [[ -e $source ]] || continue
