@@ -23,8 +23,7 @@ static void *checked_calloc(size_t count, size_t size)
 
 /* ---- loading --------------------------------------------------------------------------------- */
 
-/* The whole file as a string (free it), or NULL. */
-static char *read_text(const char *path)
+char *rd_read_text(const char *path)
 {
     FILE *file = fopen(path, "rb");
     if (file == NULL)
@@ -60,7 +59,7 @@ static const cJSON *member(const cJSON *object, const char *name)
 
 cJSON *rd_load(const char *path, char *error, size_t error_size)
 {
-    char *text = read_text(path);
+    char *text = rd_read_text(path);
     if (text == NULL) {
         snprintf(error, error_size, "cannot read %s", path);
         return NULL;

@@ -17,6 +17,9 @@
 #define RD_MAX_VARIANTS 16
 #define RD_MAX_WHERE 8
 
+/* The whole file as a string (free it), or NULL when it cannot be read. */
+char *rd_read_text(const char *path);
+
 /* Reads and checks one report: an object with a "lab" string and a "records" array whose
  * records have a "variant" string and a "params" object. Returns NULL, with a one-line reason
  * in error, when the file cannot be read or is not such a report. */

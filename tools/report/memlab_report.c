@@ -453,9 +453,10 @@ typedef struct {
     int report_count;
 } demo_data;
 
-static int by_name(const void *a, const void *b)
+/* Folder entries in name order, byte by byte (the same in every locale). */
+static int by_entry_name(const struct dirent **a, const struct dirent **b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp((*a)->d_name, (*b)->d_name);
 }
 
 /* The lab programs, from ROOT/labs/NN_PROGRAM/PROGRAM.cu, in the folders' order. */
@@ -464,7 +465,7 @@ static int read_labs(const char *root, demo_data *data)
     char path[PATH_SIZE];
     snprintf(path, sizeof path, "%s/labs", root);
     struct dirent **names;
-    int count = scandir(path, &names, NULL, alphasort);
+    int count = scandir(path, &names, NULL, by_entry_name);
     if (count < 0)
         return usage_error("demo: cannot read ", path);
     for (int i = 0; i < count; i++) {
@@ -486,6 +487,24 @@ static int read_labs(const char *root, demo_data *data)
     return EXIT_SUCCESS;
 }
 
+/* Splits a line at its first max - 1 tabs, in place: fields[i] is the i-th field, the last
+ * holding the rest of the line, "" past the line's end. Returns how many the line has. */
+static int split_tabs(char *line, char **fields, int max)
+{
+    line[strcspn(line, "\n")] = '\0';
+    int count = 0;
+    for (char *cursor = line; cursor != NULL && count < max; count++) {
+        fields[count] = cursor;
+        char *tab = count + 1 < max ? strchr(cursor, '\t') : NULL;
+        if (tab != NULL)
+            *tab = '\0';
+        cursor = tab != NULL ? tab + 1 : NULL;
+    }
+    for (int f = count; f < max; f++)
+        fields[f] = "";
+    return count;
+}
+
 /* DIR/data/runs.tsv: program, run, exit status, mode, arguments (the rest of the line). */
 static int read_runs(const char *out, demo_data *data)
 {
@@ -496,19 +515,10 @@ static int read_runs(const char *out, demo_data *data)
         return usage_error("demo: cannot read ", path);
     char line[2048];
     while (fgets(line, sizeof line, file) != NULL && data->run_count < MAX_RUNS) {
-        line[strcspn(line, "\n")] = '\0';
         demo_run *run = &data->runs[data->run_count];
-        char *fields[5] = {line, NULL, NULL, NULL, NULL};
-        for (int f = 1; f < 5 && fields[f - 1] != NULL; f++) {
-            char *tab = strchr(fields[f - 1], '\t');
-            if (tab != NULL) {
-                *tab = '\0';
-                fields[f] = tab + 1;
-            }
-        }
-        if (fields[3] == NULL)
-            continue;
-        if (strlen(fields[0]) >= sizeof run->program || strlen(fields[3]) >= sizeof run->mode)
+        char *fields[5];
+        if (split_tabs(line, fields, 5) < 4 || strlen(fields[0]) >= sizeof run->program ||
+            strlen(fields[3]) >= sizeof run->mode)
             continue;
         strcpy(run->program, fields[0]);
         run->run = atoi(fields[1]);
@@ -529,28 +539,23 @@ static void read_reports(const char *out, demo_data *data)
     char path[PATH_SIZE];
     snprintf(path, sizeof path, "%s/data", out);
     struct dirent **names;
-    int count = scandir(path, &names, NULL, NULL);
+    int count = scandir(path, &names, NULL, by_entry_name);
     if (count < 0)
         return;
-    char *files[MAX_RUNS];
-    int file_count = 0;
     for (int i = 0; i < count; i++) {
-        size_t length = strlen(names[i]->d_name);
-        if (length > 5 && strcmp(names[i]->d_name + length - 5, ".json") == 0 &&
-            file_count < MAX_RUNS)
-            files[file_count++] = strdup(names[i]->d_name);
+        const char *name = names[i]->d_name;
+        size_t length = strlen(name);
+        if (length > 5 && strcmp(name + length - 5, ".json") == 0 &&
+            data->report_count < MAX_RUNS) {
+            char file[2 * PATH_SIZE], error[ERROR_SIZE];
+            snprintf(file, sizeof file, "%s/%s", path, name);
+            cJSON *report = rd_load(file, error, sizeof error);
+            if (report != NULL)
+                data->reports[data->report_count++] = report;
+        }
         free(names[i]);
     }
     free(names);
-    qsort(files, (size_t)file_count, sizeof *files, by_name);
-    for (int i = 0; i < file_count; i++) {
-        char file[2 * PATH_SIZE], error[ERROR_SIZE];
-        snprintf(file, sizeof file, "%s/%s", path, files[i]);
-        cJSON *report = rd_load(file, error, sizeof error);
-        if (report != NULL)
-            data->reports[data->report_count++] = report;
-        free(files[i]);
-    }
 }
 
 /* The lab's title from its first report that reads, or the program's name. */
@@ -562,34 +567,15 @@ static const char *lab_title(const demo_data *data, const char *program)
     return program;
 }
 
-/* A file's bytes to stream, whole or its last `lines` lines (0: whole); false if it does not
- * open. */
-static bool copy_file(const char *path, FILE *stream, int lines)
+/* A text file to stream, whole or its last `lines` lines (0: whole), as tail -n counts them (a
+ * last line without its newline counts too); nothing when it cannot be read. */
+static void copy_text(const char *path, FILE *stream, int lines)
 {
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return false;
-    char *text = NULL;
-    size_t size = 0, used = 0, got;
-    char buffer[65536];
-    while ((got = fread(buffer, 1, sizeof buffer, file)) > 0) {
-        if (used + got + 1 > size) {
-            size = 2 * (used + got + 1);
-            char *larger = realloc(text, size);
-            if (larger == NULL) {
-                free(text);
-                fclose(file);
-                return false;
-            }
-            text = larger;
-        }
-        memcpy(text + used, buffer, got);
-        used += got;
-    }
-    fclose(file);
-    size_t start = 0;
+    char *text = rd_read_text(path);
+    if (text == NULL)
+        return;
+    size_t used = strlen(text), start = 0;
     if (lines > 0 && used > 0) {
-        /* As tail -n: the last `lines` lines, a last line without its newline counted too. */
         size_t position = used - (text[used - 1] == '\n');
         int seen = 0;
         while (position > 0) {
@@ -599,9 +585,8 @@ static bool copy_file(const char *path, FILE *stream, int lines)
         }
         start = position;
     }
-    fwrite(text + start, 1, used - start, stream);
+    fputs(text + start, stream);
     free(text);
-    return true;
 }
 
 static bool is_file_with_data(const char *path)
@@ -683,21 +668,8 @@ static void write_seconds_table(FILE *stream, const demo_options *options, const
             "| --- | ---: | ---: | ---: | ---: | ---: |\n");
     char line[1024];
     while (fgets(line, sizeof line, file) != NULL) {
-        line[strcspn(line, "\n")] = '\0';
-        char *field[8] = {0};
-        int count = 0;
-        for (char *cursor = line; count < 8; count++) {
-            field[count] = cursor;
-            char *tab = strchr(cursor, '\t');
-            if (tab == NULL) {
-                count++;
-                break;
-            }
-            *tab = '\0';
-            cursor = tab + 1;
-        }
-        for (int f = count; f < 8; f++)
-            field[f] = "";
+        char *field[8];
+        split_tabs(line, field, 8);
         const char *arguments = "";
         for (int r = 0; r < data->run_count; r++)
             if (strcmp(data->runs[r].program, field[0]) == 0 && data->runs[r].run == atoi(field[1]))
@@ -781,7 +753,7 @@ static void write_demo_lab(FILE *stream, const demo_options *options, const demo
     char path[PATH_SIZE];
     /* A student pack has no demo.md: the lecture's text explains what the lab measures. */
     snprintf(path, sizeof path, "%s/labs/%s/demo.md", options->root, data->directories[lab]);
-    copy_file(path, stream, 0);
+    copy_text(path, stream, 0);
     for (int r = 0; r < data->run_count; r++) {
         const demo_run *run = &data->runs[r];
         if (strcmp(run->program, program) != 0)
@@ -799,7 +771,7 @@ static void write_demo_lab(FILE *stream, const demo_options *options, const demo
             fprintf(stream, "\n**This run failed (exit status %d).** The end of its stderr:\n\n"
                             "```text\n", run->status);
             snprintf(path, sizeof path, "%s/data/%s.log", options->out, base);
-            copy_file(path, stream, 20);
+            copy_text(path, stream, 20);
             fprintf(stream, "```\n");
         }
         snprintf(path, sizeof path, "%s/data/%s.json", options->out, base);
