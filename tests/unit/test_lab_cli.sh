@@ -9,7 +9,7 @@
 # naming --model, and where no NVIDIA driver is installed the line says so.
 #   tests/unit/test_lab_cli.sh PATH/TO/LAB_PROGRAM
 # The bad-input corpus is built from the size flags the program's --help lists (name, default,
-# range), so every lab gets the same checks; tests/unit/cli_PROGRAM.sh, when there is one, adds
+# range), so every lab gets the same checks; labs/NN_PROGRAM/tests/cli.sh, when there is one, adds
 # the lab's own (it is sourced here and can use expect_refused and fail).
 set -uo pipefail
 lab=${1:?usage: test_lab_cli.sh LAB_PROGRAM}
@@ -187,7 +187,7 @@ for file in "$root"/labs/[0-9][0-9]_"$program"/{demo,check,bench}.args; do
   done <"$file"
 done
 
-lab_checks=$(dirname "${BASH_SOURCE[0]}")/cli_$program.sh
+lab_checks=$(echo "$root"/labs/[0-9][0-9]_"$program"/tests/cli.sh)
 # shellcheck source=/dev/null
 [[ -f $lab_checks ]] && source "$lab_checks"
 

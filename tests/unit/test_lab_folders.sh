@@ -32,9 +32,16 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   fi
   need "handouts/$lab.md" "the student handout"
   need "handouts/instructor/$lab.md" "the instructor notes"
-  need "tests/unit/test_model_$program.c" "the model's exact counts"
-  need "tests/unit/cli_$program.sh" "the program's command line"
-  need "tests/gpu/test_$program.c" "measured against predicted on a GPU"
+  need "labs/$lab/tests/test_model.c" "the model's exact counts"
+  need "labs/$lab/tests/cli.sh" "the program's command line"
+  need "labs/$lab/tests/test_gpu.c" "measured against predicted on a GPU"
+  for leftover in "tests/unit/test_model_$program.c" "tests/unit/cli_$program.sh" \
+    "tests/gpu/test_$program.c"; do
+    if [[ -e $root/$leftover ]]; then
+      echo "misplaced: $leftover (a lab's own tests go in labs/$lab/tests/)"
+      missing=$((missing + 1))
+    fi
+  done
   need "labs/$lab/plants/solution.plant" "the solution graded"
   need "labs/$lab/plants/skeleton.plant" "the student version graded"
   plants=$(ls "$directory"/plants/*.plant 2>/dev/null | wc -l)

@@ -1,6 +1,6 @@
 # Sourced by test_lab_cli.sh for the shared_tiling program: its variants, its size flags and its
 # predictions. (Sizes whose matrices do not fit the device are refused only where a device says
-# how much memory it has: tests/gpu/test_shared_tiling.c checks that.)
+# how much memory it has: labs/02_shared_tiling/tests/test_gpu.c checks that.)
 # Into a file first: grep -q stops reading early, and under pipefail the program's SIGPIPE fails.
 "$lab" --list >"$work/list.txt" || fail "--list exited $?"
 for variant in naive tiled16 tiled32 coarsened cublas; do
