@@ -690,6 +690,24 @@ static const char *json_string(const cJSON *object, const char *key)
     return cJSON_IsString(item) ? item->valuestring : NULL;
 }
 
+/* A record file, parsed; NULL when it cannot be read or is no JSON. */
+static cJSON *load_record(const char *path)
+{
+    char *text = text_read_file(path);
+    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
+    free(text);
+    return root;
+}
+
+/* The kind a record's outcome words name, or DONE_KINDS for none. */
+static int outcome_kind(const char *outcome)
+{
+    for (int k = 0; outcome != NULL && k < DONE_KINDS; k++)
+        if (strcmp(outcome, done_words[k]) == 0)
+            return k;
+    return DONE_KINDS;
+}
+
 /* Fills the entry from its record in the output folder `folder`. Returns 0, or -1 when there is
  * no record that fits the batch's cases; *key gets the record's key. */
 static int read_record_in(const batch *state, const char *folder, entry *one,
@@ -697,9 +715,7 @@ static int read_record_in(const batch *state, const char *folder, entry *one,
 {
     char path[GRADING_PATH_SIZE];
     entry_path_in(folder, one, "results", ".record", path, sizeof path);
-    char *text = text_read_file(path);
-    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
-    free(text);
+    cJSON *root = load_record(path);
     const char *stored_key = json_string(root, "key");
     const char *outcome = json_string(root, "outcome");
     const char *detail = json_string(root, "detail");
@@ -708,10 +724,7 @@ static int read_record_in(const batch *state, const char *folder, entry *one,
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(root, "cases");
     int fits = stored_key != NULL && outcome != NULL && detail != NULL && cJSON_IsNumber(score) &&
                cJSON_IsNumber(max_score) && cJSON_GetArraySize(cases) == state->case_count;
-    int kind = DONE_KINDS;
-    for (int k = 0; fits && k < DONE_KINDS; k++)
-        if (strcmp(outcome, done_words[k]) == 0)
-            kind = k;
+    int kind = outcome_kind(outcome);
     fits = fits && kind < DONE_NO_SUBMISSION;
     for (int i = 0; fits && i < state->case_count; i++) {
         const cJSON *item = cJSON_GetArrayItem(cases, i);
@@ -1436,14 +1449,11 @@ static void list_name(text_buffer *names, int *listed, const char *name)
 /* The outcome of the record at path when it has this key, else -1 (not graded yet). */
 static int record_outcome(const char *path, const char *key)
 {
-    char *text = text_read_file(path);
-    cJSON *root = text != NULL ? cJSON_Parse(text) : NULL;
-    free(text);
-    const char *stored_key = json_string(root, "key"), *outcome = json_string(root, "outcome");
-    int kind = -1;
-    for (int k = 0; stored_key != NULL && outcome != NULL && k < DONE_NO_SUBMISSION; k++)
-        if (strcmp(stored_key, key) == 0 && strcmp(outcome, done_words[k]) == 0)
-            kind = k;
+    cJSON *root = load_record(path);
+    const char *stored_key = json_string(root, "key");
+    int kind = outcome_kind(json_string(root, "outcome"));
+    if (stored_key == NULL || strcmp(stored_key, key) != 0 || kind >= DONE_NO_SUBMISSION)
+        kind = -1;
     cJSON_Delete(root);
     return kind;
 }
