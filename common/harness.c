@@ -1016,6 +1016,17 @@ static int plan(lab_run *run)
     return RUN_GOES_ON;
 }
 
+/* The record's predictions, beside what was measured (NULL under --model). */
+static void predict_record(const lab_run *run, int v, ml_record *record, const double *measured)
+{
+    const ml_variant *variant = &run->lab->variants[v];
+    ml_prediction prediction = {0};
+    if (variant->predict != NULL)
+        variant->predict(variant->argument, record->param, &prediction);
+    record->served_by = prediction.served_by;
+    fill_metric_results(record, &run->selections[v], &prediction, measured);
+}
+
 /* --model: each record's predictions for the GPU --gpu names (the H100 by default), no device. */
 static int predict_only(lab_run *run)
 {
@@ -1039,11 +1050,7 @@ static int predict_only(lab_run *run)
             record->pct_of_ceiling = record->gbps = record->gflops = NAN;
             record->pct_of_flops_ceiling = NAN;
             record->flops_per_gld_byte_predicted = record->flops_per_gld_byte_measured = NAN;
-            ml_prediction prediction = {0};
-            if (variant->predict != NULL)
-                variant->predict(variant->argument, record->param, &prediction);
-            record->served_by = prediction.served_by;
-            fill_metric_results(record, &run->selections[v], &prediction, NULL);
+            predict_record(run, v, record, NULL);
         }
     }
     int status = write_report(report, options);
@@ -1206,11 +1213,7 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
                     record, measured);
     run->flush.zeroed = NULL;
     lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
-    ml_prediction prediction = {0};
-    if (variant->predict != NULL)
-        variant->predict(variant->argument, record->param, &prediction);
-    record->served_by = prediction.served_by;
-    fill_metric_results(record, &run->selections[v], &prediction, measured);
+    predict_record(run, v, record, measured);
     fill_intensity(record);
     report->seconds.model += lap(&phase_start);
 
