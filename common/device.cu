@@ -1,5 +1,6 @@
 /* device.cu: the harness's GPU side: checked calls, allocation, reproducible random inputs. */
 #include "memlab.h"
+#include "lab_table.h"
 
 #include <cuda_runtime.h>
 #include <sys/mman.h>
@@ -48,6 +49,67 @@ void *ml_host_alloc(size_t bytes)
         exit(ML_EXIT_CUDA_ERROR);
     }
     return pointer;
+}
+
+/* A run's buffer, kept in the run for the harness to free (ml_free_run_buffers). */
+static void *keep_buffer(ml_problem *problem, void *pointer, int on_device)
+{
+    if (problem->buffer_count == ML_MAX_BUFFERS) {
+        fprintf(stderr, "%s: variant %s: more than %d buffers in one run\n",
+                problem->lab->program, problem->variant->name, ML_MAX_BUFFERS);
+        exit(ML_EXIT_LAB_ERROR);
+    }
+    problem->buffers[problem->buffer_count] = pointer;
+    problem->buffer_on_device[problem->buffer_count] = on_device;
+    problem->buffer_count++;
+    return pointer;
+}
+
+void *ml_device_buffer(ml_problem *problem, size_t bytes)
+{
+    return keep_buffer(problem, ml_device_alloc(bytes), 1);
+}
+
+void *ml_host_buffer(ml_problem *problem, size_t bytes)
+{
+    return keep_buffer(problem, ml_host_alloc(bytes), 0);
+}
+
+void ml_free_run_buffers(ml_problem *problem)
+{
+    for (int i = 0; i < problem->buffer_count; i++) {
+        if (problem->buffer_on_device[i])
+            ml_device_free(problem->buffers[i]);
+        else
+            free(problem->buffers[i]);
+    }
+    problem->buffer_count = 0;
+}
+
+void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance)
+{
+    /* Floats and counts are both 4 bytes. */
+    problem->output = (float *)ml_device_buffer(problem, count * sizeof(float));
+    problem->output_count = count;
+    problem->output_kind = kind;
+    problem->tolerance = tolerance;
+    void *reference = ml_host_buffer(problem, count * sizeof(float));
+    if (kind == ML_OUTPUT_COUNTED)
+        problem->reference_counts = (uint32_t *)reference;
+    else
+        problem->reference = (float *)reference;
+}
+
+void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
+                              double tolerance)
+{
+    problem->output = (float *)ml_device_buffer(problem, count * sizeof(float));
+    problem->output_count = count;
+    problem->output_kind = ML_OUTPUT_WRITTEN;
+    problem->tolerance = tolerance;
+    problem->check_index = (size_t *)ml_host_buffer(problem, checked * sizeof(size_t));
+    problem->check_count = checked;
+    problem->reference = (float *)ml_host_buffer(problem, checked * sizeof(float));
 }
 
 unsigned ml_blocks_of(const ml_problem *problem, size_t count)

@@ -293,12 +293,12 @@ static void secret_random(void *buffer, size_t bytes)
 /* Before every timed and profiled launch: inputs made from a secret seed, so that no launch sees
  * inputs an earlier one saw (a result computed once and replayed is wrong) and no kernel can
  * know them in advance. */
-static void refresh_inputs(const ml_lab *lab, ml_problem *problem)
+static void refresh_inputs(ml_problem *problem)
 {
     uint64_t seed;
     secret_random(&seed, sizeof seed);
     problem->seed = seed;
-    lab->fill_inputs(problem);
+    problem->variant->family->fill_inputs(problem);
 }
 
 /* The checked output comes back in chunks through two pinned buffers, made once for the run:
@@ -323,8 +323,8 @@ typedef struct {
 /* Compares the output at ML_RANDOM_CHECKS positions drawn from the OS's random source (every
  * element of a smaller output) with the lab's reference there, and adds what differs to the
  * record. `which` launch it was is named once, when the record fails here first. */
-static void check_random_positions(const ml_lab *lab, const ml_problem *problem,
-                                   host_staging *staging, const char *which, ml_record *record)
+static void check_random_positions(const ml_problem *problem, host_staging *staging,
+                                   const char *which, ml_record *record)
 {
     size_t count = problem->output_count;
     size_t checked = count < ML_RANDOM_CHECKS ? count : ML_RANDOM_CHECKS;
@@ -345,7 +345,7 @@ static void check_random_positions(const ml_lab *lab, const ml_problem *problem,
                     staging->device_gathered);
     ML_CUDA_CHECK(cudaMemcpy(staging->gathered, staging->device_gathered,
                              checked * sizeof *staging->gathered, cudaMemcpyDeviceToHost));
-    lab->reference_at(problem, staging->position, checked, staging->expected);
+    problem->variant->family->reference_at(problem, staging->position, checked, staging->expected);
     if (problem->output_kind == ML_OUTPUT_WRITTEN) {
         /* A position the kernel must leave unwritten (padding between arrays) expects the
          * poison, and matches only where the poison is still there. */
@@ -385,7 +385,7 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
     prof_status status = prof_begin(profiler->session, names, count);
     int another_pass = 1;
     while (status == PROF_OK && another_pass) {
-        problem->variant->launch(problem);
+        problem->variant->family->launch(problem);
         ML_LAUNCH_CHECK();
         status = prof_next_pass(profiler->session, &another_pass);
     }
@@ -396,8 +396,8 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
 
 /* Reads the selected metrics of one variant, all in one collection. */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
-                            const metric_selection *selection, const ml_lab *lab,
-                            ml_problem *problem, host_staging *staging, ml_record *record,
+                            const metric_selection *selection, ml_problem *problem,
+                            host_staging *staging, ml_record *record,
                             double *measured)
 {
     const char *names[2 * ML_MAX_METRICS];
@@ -416,7 +416,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
 
     double values[2 * ML_MAX_METRICS];
-    refresh_inputs(lab, problem);
+    refresh_inputs(problem);
     poison_output(problem);
     double start = monotonic_seconds();
     prof_status status = collect(profiler, problem, names, name_count, values);
@@ -429,7 +429,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         }
         return;
     }
-    check_random_positions(lab, problem, staging, "profiled", record);
+    check_random_positions(problem, staging, "profiled", record);
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
@@ -506,12 +506,12 @@ static double read_cycles_per_op(const ml_problem *problem, double elapsed_ms, d
     return NAN;
 }
 
-static void time_variant(const ml_lab *lab, ml_problem *problem, const ml_options *options,
+static void time_variant(ml_problem *problem, const ml_options *options,
                          const l2_flush *flush, host_staging *staging, double sm_clock_hz,
                          ml_record *record)
 {
     for (int i = 0; i < options->warmup; i++) {
-        problem->variant->launch(problem);
+        problem->variant->family->launch(problem);
         ML_LAUNCH_CHECK();
     }
     ML_CUDA_CHECK(cudaDeviceSynchronize());
@@ -522,13 +522,13 @@ static void time_variant(const ml_lab *lab, ml_problem *problem, const ml_option
     double *milliseconds = ml_host_alloc((size_t)options->reps * sizeof *milliseconds);
     double *cycles_per_op = ml_host_alloc((size_t)options->reps * sizeof *cycles_per_op);
     for (int rep = 0; rep < options->reps; rep++) {
-        refresh_inputs(lab, problem);
+        refresh_inputs(problem);
         poison_output(problem);
         /* Inputs that fit in the L2 are read from DRAM every time (and the poison and the new
          * inputs are written back before the clock starts). */
         ml_flush_l2(flush->buffer, flush->bytes, NULL, 0);
         ML_CUDA_CHECK(cudaEventRecord(start, 0));
-        problem->variant->launch(problem);
+        problem->variant->family->launch(problem);
         ML_LAUNCH_CHECK();
         ML_CUDA_CHECK(cudaEventRecord(stop, 0));
         ML_CUDA_CHECK(cudaEventSynchronize(stop));
@@ -537,7 +537,7 @@ static void time_variant(const ml_lab *lab, ml_problem *problem, const ml_option
         milliseconds[rep] = elapsed;
         if (problem->cycles != NULL)
             cycles_per_op[rep] = read_cycles_per_op(problem, elapsed, sm_clock_hz, record);
-        check_random_positions(lab, problem, staging, "timed", record);
+        check_random_positions(problem, staging, "timed", record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
@@ -670,11 +670,11 @@ static void check_problem(const ml_lab *lab, const ml_problem *problem)
 
 /* The checked launch, on the inputs of --seed (so a failure can be replayed): every element
  * compared with the reference, or the lab's sample of them and positions no one can know. */
-static void check_variant(const ml_lab *lab, const ml_problem *problem, host_staging *staging,
+static void check_variant(const ml_problem *problem, host_staging *staging,
                           ml_record *record)
 {
     poison_output(problem);
-    problem->variant->launch(problem);
+    problem->variant->family->launch(problem);
     ML_LAUNCH_CHECK();
     ML_CUDA_CHECK(cudaDeviceSynchronize());
     record->checked = 1;
@@ -682,7 +682,7 @@ static void check_variant(const ml_lab *lab, const ml_problem *problem, host_sta
                                                       : compare_sample(problem, staging);
     record->correct = record->comparison.mismatches == 0;
     if (problem->check_index != NULL)
-        check_random_positions(lab, problem, staging, "checked", record);
+        check_random_positions(problem, staging, "checked", record);
 }
 
 static void fill_rates(ml_record *record, double ceiling_gbps)
@@ -824,7 +824,7 @@ static int usage_error(const ml_lab *lab, const char *message)
     return ML_EXIT_USAGE;
 }
 
-/* A --sweep over a size that selected variants do not read (their `uses` in the variant table
+/* A --sweep over a size that selected variants do not read (its used_by in the param table
  * leaves it out) repeats their one run at every point: said once, naming them, as the runs
  * start (after every refusal). */
 static void warn_unread_sweep(const ml_lab *lab, const ml_options *options)
@@ -835,7 +835,7 @@ static void warn_unread_sweep(const ml_lab *lab, const ml_options *options)
     char names[512] = "";
     int count = 0;
     for (int v = 0; v < lab->num_variants; v++) {
-        if (!options->variant_selected[v] || ml_variant_uses(&lab->variants[v], swept))
+        if (!options->variant_selected[v] || ml_variant_uses(lab, &lab->variants[v], swept))
             continue;
         size_t used = strlen(names);
         snprintf(names + used, sizeof names - used, "%s%s", count++ > 0 ? ", " : "",
@@ -994,7 +994,8 @@ static int plan(lab_run *run)
         for (long long point = 0; point < ml_sweep_count(options); point++) {
             long long param[ML_MAX_PARAMS];
             ml_sweep_point(options, point, param);
-            const char *message = lab->check_params(param);
+            ml_problem sizes = {.lab = lab, .param = param};
+            const char *message = lab->check_params(&sizes);
             if (message != NULL)
                 return usage_error(lab, message);
         }
@@ -1021,8 +1022,9 @@ static void predict_record(const lab_run *run, int v, ml_record *record, const d
 {
     const ml_variant *variant = &run->lab->variants[v];
     ml_prediction prediction = {0};
-    if (variant->predict != NULL)
-        variant->predict(variant->argument, record->param, &prediction);
+    ml_problem sizes = {.lab = run->lab, .variant = variant, .param = record->param};
+    if (variant->family->predict != NULL)
+        variant->family->predict(&sizes, &prediction);
     record->served_by = prediction.served_by;
     fill_metric_results(record, &run->selections[v], &prediction, measured);
 }
@@ -1094,7 +1096,8 @@ static int open_device(lab_run *run)
         for (long long point = 0; point < ml_sweep_count(options); point++) {
             long long param[ML_MAX_PARAMS];
             ml_sweep_point(options, point, param);
-            double needed = lab->device_bytes(&lab->variants[v], param);
+            ml_problem sizes = {.lab = lab, .variant = &lab->variants[v], .param = param};
+            double needed = lab->variants[v].family->device_bytes(&sizes);
             if (needed > USABLE_MEMORY_FRACTION * (double)run->free_bytes) {
                 snprintf(error, sizeof error,
                          "variant %s needs %.2f GiB of device memory at these sizes; %s has "
@@ -1188,20 +1191,26 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
     ml_sweep_point(&run->options, point, record->param);
     progress_show(progress, lab, variant->name, record->param, &run->options);
 
-    ml_problem problem = {.variant = variant, .argument = variant->argument,
-                          .kernel = run->kernels[v], .param = record->param,
-                          .seed = run->options.seed};
+    const ml_family *family = variant->family;
+    ml_problem problem = {.lab = lab, .variant = variant, .kernel = run->kernels[v],
+                          .param = record->param, .seed = run->options.seed};
+    problem.state = calloc(1, family->state_bytes > 0 ? family->state_bytes : 1);
+    if (problem.state == NULL) {
+        fprintf(stderr, "memlab: out of host memory\n");
+        exit(ML_EXIT_CUDA_ERROR);
+    }
     double phase_start = monotonic_seconds();
-    lab->setup(&problem);
+    family->setup(&problem);
     check_problem(lab, &problem);
-    record->bytes = problem.bytes;
-    record->flops = problem.flops;
+    record->bytes = (family->bytes_read != NULL ? family->bytes_read(&problem) : 0) +
+                    (family->bytes_written != NULL ? family->bytes_written(&problem) : 0);
+    record->flops = family->flops != NULL ? family->flops(&problem) : 0;
     fill_resources(&problem, &run->properties, record);
     report->seconds.setup += lap(&phase_start);
 
-    check_variant(lab, &problem, &run->staging, record);
+    check_variant(&problem, &run->staging, record);
     report->seconds.check += lap(&phase_start);
-    time_variant(lab, &problem, &run->options, &run->flush, &run->staging,
+    time_variant(&problem, &run->options, &run->flush, &run->staging,
                  report->sm_clock_mhz * 1e6, record);
     fill_rates(record, report->ceiling_gbps);
     report->seconds.kernels += kernel_seconds(record, &run->options);
@@ -1209,7 +1218,7 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
 
     double measured[ML_MAX_METRICS];
     run->flush.zeroed = output_is_zeroed(&problem) ? &problem : NULL;
-    collect_metrics(&run->profiler, report, &run->selections[v], lab, &problem, &run->staging,
+    collect_metrics(&run->profiler, report, &run->selections[v], &problem, &run->staging,
                     record, measured);
     run->flush.zeroed = NULL;
     lap(&phase_start);  /* the profiler keeps its own time: counter_seconds */
@@ -1217,10 +1226,10 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
     fill_intensity(record);
     report->seconds.model += lap(&phase_start);
 
-    lab->teardown(&problem);
-    free(problem.reference);
-    free(problem.reference_counts);
-    free(problem.check_index);
+    if (family->teardown != NULL)
+        family->teardown(&problem);
+    ml_free_run_buffers(&problem);
+    free(problem.state);
     report->seconds.teardown += lap(&phase_start);
     return record->correct;
 }
@@ -1268,11 +1277,14 @@ static int finish(lab_run *run, int exit_status)
     return write_status != ML_EXIT_OK ? write_status : exit_status;
 }
 
-int ml_main(const ml_lab *lab, int argc, char **argv)
+int ml_main_with(const ml_lab *lab, const ml_kernel_image *kernels, int argc, char **argv)
 {
     /* Static: the selections and the model's device facts are large and outlive the phases. */
     static lab_run run;
-    run.lab = lab;
+    static ml_lab lab_with_kernels;
+    lab_with_kernels = *lab;
+    lab_with_kernels.kernels = kernels;
+    run.lab = &lab_with_kernels;
     run.start = monotonic_seconds();
     int status = parse(&run, argc, argv);
     if (status == RUN_GOES_ON)

@@ -1088,11 +1088,61 @@ void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_b
 
 /* ---- what labs call (memlab.h) ---------------------------------------------------------- */
 
-void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes, void **arguments)
+/* The kernels whose parameters the arguments were compared with: at the first launch of each. */
+#define MAX_CHECKED_KERNELS 64
+static cudaKernel_t checked_kernels[MAX_CHECKED_KERNELS];
+static int checked_kernel_count;
+
+/* The arguments against the loaded kernel's parameters, as the runtime reports them (count and
+ * sizes): a launch that passes an int where the kernel takes a size_t, or one argument too few,
+ * would otherwise run on garbage. Where the runtime reports nothing (not this kernel's kind),
+ * nothing is compared. */
+static void check_arguments(const ml_problem *problem, const ml_argument *arguments,
+                            int argument_count)
 {
+    for (int i = 0; i < checked_kernel_count; i++)
+        if (checked_kernels[i] == problem->kernel)
+            return;
+    const char *kernel = problem->variant->kernel;
+    size_t offset = 0, bytes = 0;
+    int parameters = 0;
+    while (cudaFuncGetParamInfo((const void *)problem->kernel, (size_t)parameters, &offset,
+                                &bytes) == cudaSuccess) {
+        if (parameters < argument_count && bytes != arguments[parameters].bytes) {
+            fprintf(stderr, "memlab: %s's parameter %d (%s) is %zu bytes; the lab passes %zu: "
+                            "the kernel's parameter types must stay as they are\n",
+                    kernel, parameters + 1, loaded.origin, bytes, arguments[parameters].bytes);
+            exit(ML_EXIT_INCORRECT);
+        }
+        parameters++;
+    }
+    cudaGetLastError(); /* the index past the last parameter is an error by design: the one way
+                         * to count them (compute-sanitizer runs pass --report-api-errors no) */
+    if (parameters > 0 && parameters != argument_count) {
+        fprintf(stderr, "memlab: %s (%s) takes %d parameters; the lab passes %d: the kernel's "
+                        "parameters must stay as they are\n",
+                kernel, loaded.origin, parameters, argument_count);
+        exit(ML_EXIT_INCORRECT);
+    }
+    if (checked_kernel_count < MAX_CHECKED_KERNELS)
+        checked_kernels[checked_kernel_count++] = problem->kernel;
+}
+
+void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes,
+               const ml_argument *arguments, int argument_count)
+{
+    check_arguments(problem, arguments, argument_count);
+    void *values[32];
+    if (argument_count > 32) {
+        fprintf(stderr, "memlab: a launch of %s passes %d arguments; at most 32\n",
+                problem->variant->kernel, argument_count);
+        exit(ML_EXIT_LAB_ERROR);
+    }
+    for (int i = 0; i < argument_count; i++)
+        values[i] = arguments[i].value;
     const ml_block *shape = &problem->variant->block;
     dim3 block = {shape->x, shape->y > 0 ? shape->y : 1, 1};
-    cudaError_t status = cudaLaunchKernel((const void *)problem->kernel, grid, block, arguments,
+    cudaError_t status = cudaLaunchKernel((const void *)problem->kernel, grid, block, values,
                                           shared_bytes, 0);
     if (status != cudaSuccess) {
         fprintf(stderr, "memlab: launching %s (%s) failed: %s (%s)\n", problem->variant->kernel,

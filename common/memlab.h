@@ -1,12 +1,13 @@
 /* memlab.h: the harness every lab's host program uses, and the only memlab header it includes.
  *
  * A lab is two files (the lab contract v2): kernels.cu, the device code a student writes, and
- * the instructor's host program: a table of variants (each names its kernel, block, launch, an
- * argument for the launch and the prediction, and an optional prediction), setup and teardown
- * with the CPU reference; main is one call, ml_main(&lab, argc, argv). The harness
- * parses the command line, loads the kernels (the program's own, or --kernels FILE), picks the
- * device, times every variant, checks its output against the CPU reference, reads hardware
- * counters, puts the access model's predictions beside them and prints the report.
+ * the instructor's host program: its sizes (ml_param, read by name), its families (ml_family:
+ * the buffers, the launch, the model and the CPU reference that some variants share) and its
+ * variant table (each names its family, kernel, block and constants); main is one call,
+ * ml_main(&lab, argc, argv). The harness parses the command line, loads the kernels (the
+ * program's own, or --kernels FILE), picks the device, times every variant, checks its output
+ * against the CPU reference, reads hardware counters, puts the access model's predictions
+ * beside them and prints the report.
  */
 #ifndef MEMLAB_H
 #define MEMLAB_H
@@ -48,13 +49,18 @@ void ml_cuda_check(cudaError_t status, const char *call, const char *file, int l
 #define ML_MAX_METRICS 16
 #define ML_MAX_VARIANTS 64
 
-/* A size or shape flag of a lab: --NAME VALUE on the command line. */
+/* A size or shape flag of a lab: --NAME VALUE on the command line. Declared once, with the
+ * variants that read it; the lab reads it by name (ml_size). */
 typedef struct {
     const char *name;
     long long default_value;
     long long min_value;
     long long max_value;
     const char *help;
+    /* The variants that read it: names of variants or of families, comma-separated ("strided",
+     * "chase,tiled"). NULL: every variant. A variant's rows in the text tables show only the
+     * sizes it reads, and ml_size stops a variant that reads one it does not declare. */
+    const char *used_by;
 } ml_param;
 
 /* Predicted metric values, keyed by alias (see profiling/profiler.h and `memlab list --metrics`).
@@ -83,6 +89,8 @@ void ml_predict_range(ml_prediction *prediction, const char *alias, double low, 
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
 
 typedef struct ml_variant ml_variant;
+typedef struct ml_family ml_family;
+typedef struct ml_lab ml_lab;
 
 /* What a variant's output holds, and how the harness prepares it before every launch (the
  * checked one, every timed one and every pass of the profiler). */
@@ -95,32 +103,32 @@ typedef enum {
                                first; compared exactly with reference_counts */
 } ml_output_kind;
 
-/* One run of one variant at one set of sizes. The harness fills the first block; the lab's
- * setup fills the second. */
-typedef struct {
-    const ml_variant *variant;
-    long long argument;         /* the variant's argument (its table entry's) */
-    cudaKernel_t kernel;        /* the variant's kernel, found by name in the loaded kernels */
-    const long long *param;     /* indexed like the lab's param table */
-    uint64_t seed;
+#define ML_MAX_BUFFERS 16
 
-    void *state;                /* the lab's own buffers */
+/* One run of one variant at one set of sizes. The harness fills the first block (for a
+ * prediction, only lab, variant and param: no GPU); the family's setup fills the second. */
+typedef struct {
+    const ml_lab *lab;
+    const ml_variant *variant;
+    cudaKernel_t kernel;        /* the variant's kernel, found by name in the loaded kernels */
+    const long long *param;     /* the sizes, indexed like the lab's param table: read them with
+                                   ml_size */
+    uint64_t seed;
+    void *state;                /* the family's own struct, state_bytes of zeros before setup;
+                                   the harness frees it */
+
     float *output;              /* device buffer the harness prepares before each run and checks:
                                    output_count floats, or 32-bit counts (output_kind) */
     size_t output_count;
     ml_output_kind output_kind; /* ML_OUTPUT_WRITTEN unless setup says otherwise */
-    float *reference;           /* host, output_count values from the CPU reference; malloc'd by
-                                   setup, freed by the harness */
-    uint32_t *reference_counts; /* instead of reference for ML_OUTPUT_COUNTED; likewise */
+    float *reference;           /* host, output_count values from the CPU reference */
+    uint32_t *reference_counts; /* instead of reference for ML_OUTPUT_COUNTED */
     size_t *check_index;        /* optional, for outputs too large to recompute on the CPU: only
                                    output[check_index[i]] is compared, with reference[i], for
                                    i < check_count, and ML_RANDOM_CHECKS positions drawn at run
-                                   time (reference_at); malloc'd by setup, freed by the harness */
+                                   time (reference_at) */
     size_t check_count;
     double tolerance;           /* largest relative error accepted */
-    double bytes;               /* bytes the algorithm must move (for GB/s); 0 for a variant
-                                   whose lesson is a latency, not a rate */
-    double flops;               /* floating-point operations (for GFLOP/s), 0 if none */
     /* Optional, for a lesson in latency: a device buffer of one long long where the kernel
      * stores the clock64() cycles its timed loop took, and how many dependent operations that
      * loop did. The harness zeroes it before every launch, reads it after every timed one and
@@ -129,77 +137,39 @@ typedef struct {
      * no clock. */
     long long *cycles;
     double timed_operations;
+
+    /* The harness's: what ml_device_buffer and ml_host_buffer gave this run, freed after it. */
+    void *buffers[ML_MAX_BUFFERS];
+    int buffer_on_device[ML_MAX_BUFFERS];
+    int buffer_count;
 } ml_problem;
+
+/* The value of the size parameter `name` in this run. A name the lab does not declare, or one
+ * the variant does not read (its used_by), stops the run with ML_EXIT_LAB_ERROR: a bug in the
+ * lab, caught by --model before any GPU runs. Read a size once, not in a loop. */
+long long ml_size(const ml_problem *problem, const char *name);
+/* The variant's own constants (its table entry's .constants), as its family's struct. */
+#define ML_CONSTANTS(type, problem) ((const type *)(problem)->variant->constants)
 
 /* Threads per block of a kernel: x by y (y 0 means 1: a one-dimensional block). */
 typedef struct {
     unsigned x, y;
 } ml_block;
 
-/* One row of a lab's variant table. Written with designated initializers, in this order:
- *   {.name = "strided", .summary = "...", .kernel = "copy_strided", .block = {256},
- *    .launch = launch_gather, .argument = SOURCE_STRIDED, .uses = "n,stride",
- *    .metrics = COPY_METRICS, .predict = predict_gather}
- * and, where the course's table names the access, .course_figure last.
- * Variants that differ by a parameter share one launch and one predict, told apart by their
- * argument. */
-struct ml_variant {
+/* A family: the variants that share buffers, a CPU reference and a model, told apart by their
+ * constants. Every function takes the run; predict, device_bytes, bytes_read, bytes_written and
+ * flops need no GPU (only lab, variant and param are set). Fields in this order: */
+struct ml_family {
     const char *name;
-    const char *summary;        /* one line: what it teaches */
-    /* The extern "C" __global__ function of kernels.cu that launch runs, by name, and its block:
-     * ml_launch launches it with that block, and the report shows what it costs the SM
-     * (registers, local memory and spills per thread, shared memory per block, blocks per SM).
-     * NULL and no block for a variant that is not a kernel of the lab (a library call). */
-    const char *kernel;
-    ml_block block;
-    /* Launches exactly one kernel on the default stream, asynchronously: problem->kernel with
-     * ml_launch, or a library call. problem->argument is this entry's argument. */
-    void (*launch)(const ml_problem *problem);
-    long long argument;
-    /* The size parameters the variant reads, comma-separated ("n,stride"); its rows in the
-     * text tables show only these. NULL: every parameter. */
-    const char *uses;
-    const char *metrics;        /* metric aliases that tell its story, comma-separated (none:
-                                   a variant without counters of its own, a library call) */
-    /* Optional: fills predicted metrics from the argument and the sizes alone (no GPU needed). */
-    void (*predict)(long long argument, const long long *param, ml_prediction *prediction);
-    /* Optional: what the course material's cost table says this variant's access costs ("1
-     * cycle", "200-800 cycles"), printed beside the measurement. NULL: it says nothing. */
-    const char *course_figure;
-};
-
-/* x * y of the variant's block: 0 for a variant without a kernel. */
-unsigned ml_threads_per_block(const ml_variant *variant);
-/* 1 if the variant reads the size parameter param_name (its `uses` names it, or has none). */
-int ml_variant_uses(const ml_variant *variant, const char *param_name);
-
-typedef struct {
-    const char *program;
-    const char *title;
-    const ml_param *params;
-    int num_params;
-    const ml_variant *variants;
-    int num_variants;           /* at most ML_MAX_VARIANTS */
-    /* Device memory a run of this variant at these sizes needs, to refuse sizes up front. */
-    double (*device_bytes)(const ml_variant *variant, const long long *param);
-    /* Allocates inputs and output, fills them (fill_inputs) from problem->seed, computes the
-     * reference. */
+    size_t state_bytes;         /* sizeof the family's state struct (problem->state); 0: none */
+    /* Device memory a run needs at these sizes, to refuse sizes before anything is allocated. */
+    double (*device_bytes)(const ml_problem *problem);
+    /* Allocates inputs (ml_device_buffer) and the output (ml_expect_output), fills the inputs
+     * (fill_inputs) from problem->seed, computes the reference. */
     void (*setup)(ml_problem *problem);
-    /* Frees what setup allocated on the device and host, except the reference. */
-    void (*teardown)(ml_problem *problem);
-    /* Optional: a rule between sizes that min and max cannot say (an odd mask width, a divisor).
-     * Returns NULL when the sizes are fine, else a one-line message; the run exits 2 before
-     * anything is allocated. Called for every sweep point, --model included. */
-    const char *(*check_params)(const long long *param);
-    /* Optional: the name of the variant that is the FLOP/s ceiling (a vendor library). It runs
-     * at every sweep point, and every record's GFLOP/s is also shown as % of it. */
-    const char *flops_ceiling;
-    /* The kernels the build embedded: &ml_lab_kernels. */
-    const ml_kernel_image *kernels;
-    /* Writes the inputs on the device from problem->seed (setup calls it for the checked
-     * launch). The harness calls it again with a seed drawn from the OS's random source before
-     * every timed and profiled launch, so no launch sees inputs an earlier one saw: a result
-     * kept in a __device__ buffer from an earlier launch is wrong for this one. */
+    /* Writes the inputs on the device from problem->seed. The harness calls it again with a seed
+     * drawn from the OS's random source before every timed and profiled launch, so no launch
+     * sees inputs an earlier one saw: a result kept in a __device__ buffer is wrong. */
     void (*fill_inputs)(ml_problem *problem);
     /* The reference at `count` positions of the output, for the inputs fill_inputs made from
      * problem->seed: floats, or 32-bit counts for an ML_OUTPUT_COUNTED output. The harness asks
@@ -208,7 +178,72 @@ typedef struct {
      * kernel must leave alone (padding between arrays) gives the poison's bits, ML_POISON_BITS. */
     void (*reference_at)(const ml_problem *problem, const size_t *position, size_t count,
                          void *values);
-} ml_lab;
+    /* Launches exactly one kernel on the default stream, asynchronously: problem->kernel with
+     * ML_LAUNCH, or a library call. */
+    void (*launch)(const ml_problem *problem);
+    /* Optional: predicted metrics from the variant and the sizes alone (no GPU needed). */
+    void (*predict)(const ml_problem *problem, ml_prediction *prediction);
+    /* Bytes the algorithm must read and write (for GB/s); NULL for a lesson in latency. */
+    double (*bytes_read)(const ml_problem *problem);
+    double (*bytes_written)(const ml_problem *problem);
+    /* Optional: floating-point operations (for GFLOP/s). */
+    double (*flops)(const ml_problem *problem);
+    /* Optional: what the harness does not free itself (a library handle). The harness frees
+     * the state, every ml_device_buffer and ml_host_buffer, and the output. */
+    void (*teardown)(ml_problem *problem);
+};
+
+/* One row of a lab's variant table, with designated initializers in this order:
+ *   {.name = "strided", .summary = "...", .family = &gather, .kernel = "copy_strided",
+ *    .block = {256}, .constants = &strided_source, .metrics = COPY_METRICS}
+ * and, where the course's table names the access, .course_figure last. */
+struct ml_variant {
+    const char *name;
+    const char *summary;        /* one line: what it teaches */
+    const ml_family *family;
+    /* The extern "C" __global__ function of kernels.cu that the family's launch runs, by name,
+     * and its block: ML_LAUNCH launches it with that block, and the report shows what it costs
+     * the SM (registers, local memory and spills per thread, shared memory per block, blocks per
+     * SM). NULL and no block for a variant that is not a kernel of the lab (a library call). */
+    const char *kernel;
+    ml_block block;
+    /* What sets this variant apart in its family: a struct of the family's (ML_CONSTANTS), or
+     * NULL. */
+    const void *constants;
+    const char *metrics;        /* metric aliases that tell its story, comma-separated (none:
+                                   a variant without counters of its own, a library call) */
+    /* Optional: what the course material's cost table says this variant's access costs ("1
+     * cycle", "200-800 cycles"), printed beside the measurement. NULL: it says nothing. */
+    const char *course_figure;
+};
+
+/* x * y of the variant's block: 0 for a variant without a kernel. */
+unsigned ml_threads_per_block(const ml_variant *variant);
+/* 1 if the variant reads the lab's size parameter param_name (its used_by names the variant or
+ * its family, or is NULL). */
+int ml_variant_uses(const ml_lab *lab, const ml_variant *variant, const char *param_name);
+
+/* Elements of a table (an array, not a pointer). */
+#define ML_COUNT(array) ((int)(sizeof(array) / sizeof((array)[0])))
+
+struct ml_lab {
+    const char *program;
+    const char *title;
+    const ml_param *params;
+    int num_params;             /* ML_COUNT(params) */
+    const ml_variant *variants;
+    int num_variants;           /* at most ML_MAX_VARIANTS */
+    /* Optional: a rule between sizes that min and max cannot say (an odd mask width, a divisor).
+     * Returns NULL when the sizes are fine, else a one-line message; the run exits 2 before
+     * anything is allocated. Called for every sweep point, --model included; problem->variant
+     * is NULL. */
+    const char *(*check_params)(const ml_problem *problem);
+    /* Optional: the name of the variant that is the FLOP/s ceiling (a vendor library). It runs
+     * at every sweep point, and every record's GFLOP/s is also shown as % of it. */
+    const char *flops_ceiling;
+    /* Optional: the kernels to load; NULL: the program's own kernels.cu (ml_lab_kernels). */
+    const ml_kernel_image *kernels;
+};
 
 /* Positions of an output compared after each launch besides the reference's own (every element
  * of a smaller output): a kernel that writes any fixed 99% of its output passes one with
@@ -221,17 +256,47 @@ typedef struct {
 /* Every lab program's own kernels.cu, compiled and embedded by the build. */
 extern const ml_kernel_image ml_lab_kernels;
 
-int ml_main(const ml_lab *lab, int argc, char **argv);
+/* Runs the lab with the kernels given (NULL: the lab's .kernels). */
+int ml_main_with(const ml_lab *lab, const ml_kernel_image *kernels, int argc, char **argv);
+/* main's one call: the lab with the program's own kernels.cu, unless the table names others. */
+static inline int ml_main(const ml_lab *lab, int argc, char **argv)
+{
+    return ml_main_with(lab, lab->kernels != NULL ? lab->kernels : &ml_lab_kernels, argc, argv);
+}
 
-/* Launches problem->kernel with its table entry's block and the arguments (pointers to each, in
- * the kernel's order): what kernel<<<grid, block, shared_bytes>>>(...) does for a kernel the
- * program links. */
-void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes, void **arguments);
+/* One argument of a kernel launch: where its value is and its size. ML_ARG(x) takes x's address,
+ * so the launch passes x, as kernel<<<...>>>(x) would. */
+typedef struct {
+    void *value;
+    size_t bytes;
+} ml_argument;
+#define ML_ARG(x) {(void *)&(x), sizeof(x)}
+/* Launches problem->kernel with its table entry's block and the arguments, in the kernel's order:
+ * what kernel<<<grid, block, shared_bytes>>>(...) does for a kernel the program links. The
+ * first launch of a kernel compares the arguments, count and sizes, with the parameters the
+ * runtime reports for the loaded kernel, and stops with one line at a mismatch. */
+#define ML_LAUNCH(problem, grid, shared_bytes, arguments)                                          \
+    ml_launch((problem), (grid), (shared_bytes), (arguments), ML_COUNT(arguments))
+void ml_launch(const ml_problem *problem, dim3 grid, size_t shared_bytes,
+               const ml_argument *arguments, int argument_count);
 /* Copies bytes to the __constant__ or __device__ variable `name` of the loaded kernels: what
  * cudaMemcpyToSymbol does for a variable the program links. */
 void ml_copy_to_symbol(const char *name, const void *data, size_t bytes);
 
 /* Helpers for labs. */
+/* Device and host memory for this run: the harness frees it after the run. */
+void *ml_device_buffer(ml_problem *problem, size_t bytes);
+void *ml_host_buffer(ml_problem *problem, size_t bytes);
+/* The run's output: count elements on the device (floats, or 32-bit counts for
+ * ML_OUTPUT_COUNTED) and the host reference beside it (problem->reference or reference_counts)
+ * for setup to fill; tolerance is the largest relative error accepted (0 for counts). */
+void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance);
+/* An output of count floats too large to recompute on the CPU, compared at checked positions:
+ * problem->check_index and problem->reference hold checked elements each, for setup to fill
+ * (and the harness adds ML_RANDOM_CHECKS positions of its own after every launch). */
+void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
+                              double tolerance);
+/* Memory that is not one run's: the harness's own, and a lab's temporaries. */
 void *ml_device_alloc(size_t bytes);
 void ml_device_free(void *pointer);
 void *ml_host_alloc(size_t bytes);

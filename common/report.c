@@ -124,7 +124,7 @@ static int has_intensity(const ml_record *record)
 static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
 {
     const ml_variant *variant = variant_of(lab, record);
-    return variant == NULL || ml_variant_uses(variant, lab->params[i].name);
+    return variant == NULL || ml_variant_uses(lab, variant, lab->params[i].name);
 }
 
 /* "n=1024 stride=2": the sizes the record's variant reads, in one cell or one line. */

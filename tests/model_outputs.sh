@@ -10,13 +10,15 @@
 #   tests/model_outputs.sh --check BUILD    compare their SHA-256 with tests/model_outputs.sha256;
 #                                           exit 1 naming each run whose output changed
 #   tests/model_outputs.sh --update BUILD   write that file anew, after a deliberate change
+#   ... BUILD [OUTDIR] PROGRAM...           --check and write mode: only these labs (--check then
+#                                           compares only their digests)
 #
 # BUILD holds labs/PROGRAM and tools/memlab_grade (which reads the rubrics). A line that gives no
 # --seed runs with --seed 1, so that nothing drawn at random reaches a prediction. No GPU is
 # needed: --model predicts for the GPU --gpu names, on the host. Exits 2 on bad usage, and in a
 # student pack (which does not ship this script), whose rubrics hold only the visible cases.
 set -uo pipefail
-usage="usage: model_outputs.sh BUILD OUTDIR | --check BUILD | --update BUILD"
+usage="usage: model_outputs.sh BUILD OUTDIR [PROGRAM...] | --check BUILD [PROGRAM...] | --update BUILD"
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 manifest=$root/tests/model_outputs.sha256
 mode=write
@@ -28,8 +30,10 @@ build=${1:?$usage}
 if [[ $mode == write ]]; then
   out=${2:?$usage}
   mkdir -p "$out" || exit 2
+  shift 2
 else
-  [[ $# -eq 1 ]] || { echo "$usage" >&2; exit 2; }
+  shift
+  [[ $mode == check || $# -eq 0 ]] || { echo "$usage" >&2; exit 2; }
   if [[ -e $root/STUDENT.md ]]; then
     echo "model_outputs: a student pack: its rubrics are not the ones the digests were taken from" >&2
     exit 2
@@ -38,6 +42,11 @@ else
   trap 'rm -rf "$out"' EXIT
 fi
 gpus=(h100 h200)
+only=("$@") # the labs to run; none named: every lab
+for program in "${only[@]}"; do
+  compgen -G "$root/labs/[0-9][0-9]_$program/" >/dev/null ||
+    { echo "model_outputs: no lab called $program" >&2; exit 2; }
+done
 
 # One --model run; its JSON is the output, its table (stdout) is not kept.
 predict() { # PROGRAM NAME ARGUMENTS (one string, split on spaces as the lab's files are)
@@ -59,6 +68,7 @@ failed=0
 for directory in "$root"/labs/[0-9][0-9]_*/; do
   lab=$(basename "$directory")
   program=${lab#[0-9][0-9]_}
+  [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $program "* ]] || continue
   [[ -x $build/labs/$program ]] || { echo "model_outputs: no $build/labs/$program: build first" >&2; exit 2; }
   for source in demo check bench quick; do
     [[ -f $directory/$source.args ]] || continue
@@ -84,8 +94,15 @@ case $mode in
     echo "model_outputs: $(wc -l <"$manifest") digests in $manifest" ;;
   check)
     [[ -f $manifest ]] || { echo "model_outputs: no $manifest (--update writes it)" >&2; exit 2; }
-    changed=$(cd "$out" && sha256sum --quiet -c "$manifest" 2>/dev/null | sed 's/: FAILED.*//')
-    added=$(comm -13 <(awk '{ print $2 }' "$manifest" | sort) <(cd "$out" && ls -- *.json | sort))
+    expected=$out.expected
+    if [[ ${#only[@]} -eq 0 ]]; then
+      cp "$manifest" "$expected"
+    else
+      grep -E "  ($(IFS='|'; echo "${only[*]}"))\." "$manifest" >"$expected"
+    fi
+    changed=$(cd "$out" && sha256sum --quiet -c "$expected" 2>/dev/null | sed 's/: FAILED.*//')
+    added=$(comm -13 <(awk '{ print $2 }' "$expected" | sort) <(cd "$out" && ls -- *.json | sort))
+    rm -f "$expected"
     if [[ -n $changed || -n $added ]]; then
       [[ -z $changed ]] || echo "model_outputs: changed or gone since tests/model_outputs.sha256:" $changed >&2
       [[ -z $added ]] || echo "model_outputs: not in tests/model_outputs.sha256:" $added >&2
@@ -93,5 +110,5 @@ case $mode in
         "tests/model_outputs.sh --update BUILD, and say why in the commit" >&2
       exit 1
     fi
-    echo "model_outputs: the $(wc -l <"$manifest") outputs match tests/model_outputs.sha256" ;;
+    echo "model_outputs: the $(ls "$out" | wc -l) outputs match tests/model_outputs.sha256" ;;
 esac

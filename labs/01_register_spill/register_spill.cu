@@ -36,30 +36,69 @@
 #define FULL_CHECK_LIMIT (1u << 20)
 #define CHECK_SAMPLE (1u << 16)
 
-enum { PARAM_N, PARAM_LANE_STRIDE, PARAM_COUNT };
-
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     {"n", 1 << 22, 1, 1ll << 32, "elements written, one per thread"},
     {"lane_stride", 1, 0, TABLE_LENGTH - 1,
-     "table variants: thread i rotates its table by i * lane_stride entries (mod 32)"},
+     "table variants: thread i rotates its table by i * lane_stride entries (mod 32)",
+     .used_by = "static_index,dynamic_index"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* What a variant's kernel computes: its table argument. Setup computes the reference and the
- * FLOPs by it. */
-enum { TABLE_SUM, RING_SMOOTHING };
+/* What element i must be: the same float operations in the same order as the kernels. */
+static float table_sum(float x, size_t i, unsigned lane_stride)
+{
+    float table[TABLE_LENGTH];
+    fill_table(table, x);
+    unsigned rotation = rotation_of(i, lane_stride);
+    float sum = 0.0f;
+    for (int k = 0; k < TABLE_LENGTH; k++)
+        sum = fmaf(table[k], table[(k + rotation) % TABLE_LENGTH], sum);
+    return sum;
+}
 
-static void launch_table(const ml_problem *problem);
-static void launch_smooth(const ml_problem *problem);
-static void predict_static_index(long long computation, const long long *param,
-                                 ml_prediction *prediction);
-static void predict_dynamic_index(long long computation, const long long *param,
-                                  ml_prediction *prediction);
-static void predict_uncapped(long long computation, const long long *param,
-                             ml_prediction *prediction);
-static void predict_capped(long long computation, const long long *param,
-                           ml_prediction *prediction);
+static float ring_sum(float x, size_t i, unsigned lane_stride)
+{
+    return smooth_ring(x);
+}
+
+/* What a variant's threads compute, and the counters the model says its kernel leaves at 0. */
+typedef struct {
+    const char *rotation;       /* the size the table's rotation reads; NULL: none */
+    float (*element)(float x, size_t i, unsigned lane_stride); /* output i from its input x */
+    double flops_per_element;
+    const char *const *untouched; /* NULL-terminated metric aliases; NULL: none */
+} thread_work;
+
+/* Two multiply-adds (2 FLOPs each) per table entry, or per ring value and round plus a multiply
+ * to build the value and an add to sum it. */
+#define TABLE_FLOPS (4.0 * TABLE_LENGTH)
+#define RING_FLOPS ((4.0 * SMOOTHING_ROUNDS + 2.0) * STATE_LENGTH)
+
+/* Registers hold the table: no local memory at all. */
+static const char *const no_local[] = {"local_load_transactions", "local_store_transactions",
+                                       NULL};
+/* No register cap: the model expects no spill, so no local traffic and no shared loads or
+ * stores. */
+static const char *const no_spill[] = {"local_load_transactions", "local_store_transactions",
+                                       "shared_load_instructions", "shared_store_instructions",
+                                       NULL};
+/* How much the capped kernel spills is ptxas's choice, which the model cannot know (ptxas -v
+ * tells, per architecture); without the pragma it never spills to shared memory. */
+static const char *const no_shared[] = {"shared_load_instructions", "shared_store_instructions",
+                                        NULL};
+
+static const thread_work static_table = {"lane_stride", table_sum, TABLE_FLOPS, no_local};
+/* Its local traffic is the access model's (local_table's predict). */
+static const thread_work dynamic_table = {"lane_stride", table_sum, TABLE_FLOPS, NULL};
+static const thread_work uncapped_ring = {NULL, ring_sum, RING_FLOPS, no_spill};
+static const thread_work capped_ring = {NULL, ring_sum, RING_FLOPS, no_shared};
+/* No prediction: which spills go to shared memory and which to local memory is ptxas's choice. */
+static const thread_work smem_spill_ring = {NULL, ring_sum, RING_FLOPS, NULL};
+
+/* Two launches (the table kernels take lane_stride, the smoothing ones do not) and two models of
+ * the table (registers, local memory): one family each, sharing the buffers and the reference. */
+extern const ml_family register_table, local_table, ring_smoothing;
 
 #define STATIC_METRICS "local_load_transactions,local_store_transactions"
 #define DYNAMIC_METRICS \
@@ -76,63 +115,53 @@ static void predict_capped(long long computation, const long long *param,
 #define SMEM_SPILL_SUMMARY "capped; this toolkit (before CUDA 13) has no enable_smem_spilling"
 #endif
 
-/* smem_spill has no prediction: which spills go to shared memory and which to local memory is
- * ptxas's choice. */
 static const ml_variant variants[] = {
     {.name = "static_index",
      .summary = "32-entry table rotated with compile-time indices only (a barrel shifter)",
-     .kernel = "table_static_index", .block = {THREADS_PER_BLOCK}, .launch = launch_table,
-     .argument = TABLE_SUM, .uses = "n,lane_stride", .metrics = STATIC_METRICS,
-     .predict = predict_static_index},
+     .family = &register_table, .kernel = "table_static_index", .block = {THREADS_PER_BLOCK},
+     .constants = &static_table, .metrics = STATIC_METRICS},
     {.name = "dynamic_index", .summary = "the same sum, reading the table at a run-time index",
-     .kernel = "table_dynamic_index", .block = {THREADS_PER_BLOCK}, .launch = launch_table,
-     .argument = TABLE_SUM, .uses = "n,lane_stride", .metrics = DYNAMIC_METRICS,
-     .predict = predict_dynamic_index},
+     .family = &local_table, .kernel = "table_dynamic_index", .block = {THREADS_PER_BLOCK},
+     .constants = &dynamic_table, .metrics = DYNAMIC_METRICS},
     {.name = "uncapped",
      .summary = "a ring of 64 values per thread smoothed 8 times in place, no register cap",
-     .kernel = "smooth_uncapped", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
-     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS,
-     .predict = predict_uncapped},
+     .family = &ring_smoothing, .kernel = "smooth_uncapped", .block = {THREADS_PER_BLOCK},
+     .constants = &uncapped_ring, .metrics = SMOOTH_METRICS},
     {.name = "capped",
      .summary = "the same under a register cap that lets 4 blocks of 256 threads share an SM",
-     .kernel = "smooth_capped", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
-     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS,
-     .predict = predict_capped},
+     .family = &ring_smoothing, .kernel = "smooth_capped", .block = {THREADS_PER_BLOCK},
+     .constants = &capped_ring, .metrics = SMOOTH_METRICS},
     {.name = "smem_spill", .summary = SMEM_SPILL_SUMMARY,
-     .kernel = "smooth_smem_spill", .block = {THREADS_PER_BLOCK}, .launch = launch_smooth,
-     .argument = RING_SMOOTHING, .uses = "n", .metrics = SMOOTH_METRICS},
+     .family = &ring_smoothing, .kernel = "smooth_smem_spill", .block = {THREADS_PER_BLOCK},
+     .constants = &smem_spill_ring, .metrics = SMOOTH_METRICS},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+typedef struct {
+    size_t n;
+    unsigned lane_stride;       /* the table variants' (thread_work.rotation) */
+    float *in;
+} spill_state;
 
 /* ---- launches ----------------------------------------------------------------------------- */
 
-typedef struct {
-    float *in;
-} lab_state;
-
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
- * the block of its table entry. The table kernels take (in, out, n, lane_stride), the smoothing
- * kernels (in, out, n). */
+ * linked kernels.cu; ML_LAUNCH runs the kernel found by name in the loaded kernels file, with
+ * the block of its table entry: table_static_index(in, out, n, lane_stride) and
+ * table_dynamic_index(in, out, n, lane_stride). */
 static void launch_table(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    unsigned lane_stride = (unsigned)problem->param[PARAM_LANE_STRIDE];
-    /* table_static_index<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, lane_stride), or
-     * table_dynamic_index<<<blocks, THREADS_PER_BLOCK>>>(in, out, n, lane_stride) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &lane_stride};
-    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
+    const spill_state *state = (const spill_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(state->n),
+                               ML_ARG(state->lane_stride)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
 }
 
+/* smooth_uncapped(in, out, n), and the same for smooth_capped and smooth_smem_spill */
 static void launch_smooth(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    /* smooth_uncapped<<<blocks, THREADS_PER_BLOCK>>>(in, out, n), and the same for
-     * smooth_capped and smooth_smem_spill */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
-    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
+    const spill_state *state = (const spill_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(state->n)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
 }
 
 /* ---- predictions: the access model over the local memory of the launch's warps -------------- */
@@ -176,24 +205,20 @@ static void add_table_warp(ml_global_totals *loads, ml_global_totals *stores, ui
     }
 }
 
-/* Registers hold the table: no local memory at all. */
-static void predict_static_index(long long computation, const long long *param,
-                                 ml_prediction *prediction)
+/* The counters the model says the variant's kernel leaves at 0 (its thread_work.untouched). */
+static void predict_untouched(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)computation;
-    (void)param;
-    ml_predict(prediction, "local_load_transactions", 0);
-    ml_predict(prediction, "local_store_transactions", 0);
+    const char *const *untouched = ML_CONSTANTS(thread_work, problem)->untouched;
+    for (int k = 0; untouched != NULL && untouched[k] != NULL; k++)
+        ml_predict(prediction, untouched[k], 0);
 }
 
 /* Every full warp has the same pattern (the rotation depends on the lane only); the last,
  * partial warp is modelled on its own. */
-static void predict_dynamic_index(long long computation, const long long *param,
-                                  ml_prediction *prediction)
+static void predict_dynamic_index(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)computation;
-    uint64_t n = (uint64_t)param[PARAM_N];
-    unsigned lane_stride = (unsigned)param[PARAM_LANE_STRIDE];
+    uint64_t n = (uint64_t)ml_size(problem, "n");
+    unsigned lane_stride = (unsigned)ml_size(problem, "lane_stride");
     uint64_t full_warps = n / ML_WARP_SIZE;
     unsigned tail_lanes = (unsigned)(n % ML_WARP_SIZE);
     ml_global_totals loads = {0}, stores = {0};
@@ -207,64 +232,38 @@ static void predict_dynamic_index(long long computation, const long long *param,
     ml_predict(prediction, "local_load_efficiency", ml_efficiency_pct(&loads));
 }
 
-/* No register cap: the model expects no spill, so no local traffic and no shared loads or
- * stores. */
-static void predict_uncapped(long long computation, const long long *param,
-                             ml_prediction *prediction)
-{
-    (void)computation;
-    (void)param;
-    ml_predict(prediction, "local_load_transactions", 0);
-    ml_predict(prediction, "local_store_transactions", 0);
-    ml_predict(prediction, "shared_load_instructions", 0);
-    ml_predict(prediction, "shared_store_instructions", 0);
-}
-
-/* How much the capped kernel spills is ptxas's choice, which the model cannot know (ptxas -v
- * tells, per architecture); without the pragma it never spills to shared memory. */
-static void predict_capped(long long computation, const long long *param,
-                           ml_prediction *prediction)
-{
-    (void)computation;
-    (void)param;
-    ml_predict(prediction, "shared_load_instructions", 0);
-    ml_predict(prediction, "shared_store_instructions", 0);
-}
-
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
 
-/* What element i must be: the same float operations in the same order as the kernels. */
-static float reference_table(float x, size_t i, unsigned lane_stride)
+static double device_bytes(const ml_problem *problem)
 {
-    float table[TABLE_LENGTH];
-    fill_table(table, x);
-    unsigned rotation = rotation_of(i, lane_stride);
-    float sum = 0.0f;
-    for (int k = 0; k < TABLE_LENGTH; k++)
-        sum = fmaf(table[k], table[(k + rotation) % TABLE_LENGTH], sum);
-    return sum;
+    return 2.0 * (double)ml_size(problem, "n") * sizeof(float);
+}
+
+/* One float read and one written per thread. */
+static double bytes_per_direction(const ml_problem *problem)
+{
+    return (double)ml_size(problem, "n") * sizeof(float);
+}
+
+static double flops(const ml_problem *problem)
+{
+    return ML_CONSTANTS(thread_work, problem)->flops_per_element * (double)ml_size(problem, "n");
+}
+
+/* The input, one value per thread, from the seed: every output element depends on its own. */
+static void fill_inputs(ml_problem *problem)
+{
+    spill_state *state = (spill_state *)problem->state;
+    ml_fill_random(state->in, state->n, problem->seed);
 }
 
 /* Element i for the inputs made from problem->seed: its input recomputed from the seed (the
  * GPU's fill), so no copy of the input comes back. */
 static float reference_value(const ml_problem *problem, size_t i)
 {
+    const spill_state *state = (const spill_state *)problem->state;
     float x = ml_random_value(problem->seed, i);
-    unsigned lane_stride = (unsigned)problem->param[PARAM_LANE_STRIDE];
-    return problem->argument == TABLE_SUM ? reference_table(x, i, lane_stride) : smooth_ring(x);
-}
-
-static double device_bytes(const ml_variant *variant, const long long *param)
-{
-    (void)variant;
-    return 2.0 * (double)param[PARAM_N] * sizeof(float);
-}
-
-/* The input, one value per thread, from the seed: every output element depends on its own. */
-static void fill_inputs(ml_problem *problem)
-{
-    lab_state *state = (lab_state *)problem->state;
-    ml_fill_random(state->in, (size_t)problem->param[PARAM_N], problem->seed);
+    return ML_CONSTANTS(thread_work, problem)->element(x, i, state->lane_stride);
 }
 
 /* A smoothing element costs about a thousand float operations: the positions are spread over
@@ -280,63 +279,58 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
 
 static void setup(ml_problem *problem)
 {
-    uint64_t n = (uint64_t)problem->param[PARAM_N];
-    int table = problem->argument == TABLE_SUM;
-
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    state->in = (float *)ml_device_alloc(n * sizeof(float));
-    problem->state = state;
+    const thread_work *work = ML_CONSTANTS(thread_work, problem);
+    spill_state *state = (spill_state *)problem->state;
+    size_t n = (size_t)ml_size(problem, "n");
+    state->n = n;
+    if (work->rotation != NULL)
+        state->lane_stride = (unsigned)ml_size(problem, work->rotation);
+    state->in = (float *)ml_device_buffer(problem, n * sizeof(float));
     fill_inputs(problem);
 
     /* Every element when there are few, else evenly spaced ones from the first to the last
-     * (the harness adds positions drawn at run time). */
-    size_t check_count = n <= FULL_CHECK_LIMIT ? (size_t)n : CHECK_SAMPLE;
-    size_t *check_index = NULL;
-    if (check_count < n) {
-        check_index = (size_t *)ml_host_alloc(check_count * sizeof(size_t));
-        for (size_t k = 0; k < check_count; k++)
-            check_index[k] = (size_t)((n - 1) * k / (check_count - 1));
+     * (the harness adds positions drawn at run time): the reference holds only those. The
+     * reference does the same correctly rounded float operations in the same order. */
+    if (n <= FULL_CHECK_LIMIT) {
+        ml_expect_output(problem, ML_OUTPUT_WRITTEN, n, 1e-6);
+    } else {
+        ml_expect_sampled_output(problem, n, CHECK_SAMPLE, 1e-6);
+        for (size_t k = 0; k < CHECK_SAMPLE; k++)
+            problem->check_index[k] = (size_t)((n - 1) * k / (CHECK_SAMPLE - 1));
     }
-    float *reference = (float *)ml_host_alloc(check_count * sizeof(float));
+    size_t checked = problem->check_index != NULL ? problem->check_count : n;
 #pragma omp parallel for
-    for (size_t k = 0; k < check_count; k++)
-        reference[k] = reference_value(problem, check_index != NULL ? check_index[k] : k);
-
-    problem->output = (float *)ml_device_alloc(n * sizeof(float));
-    problem->output_count = n;
-    problem->reference = reference;
-    problem->check_index = check_index;
-    problem->check_count = check_index != NULL ? check_count : 0;
-    /* The reference does the same correctly rounded float operations in the same order. */
-    problem->tolerance = 1e-6;
-    problem->bytes = 2.0 * n * sizeof(float);
-    /* Two multiply-adds (2 FLOPs each) per table entry, or per ring value and round plus a
-     * multiply to build the value and an add to sum it. */
-    problem->flops = table ? 4.0 * TABLE_LENGTH * n
-                           : (4.0 * SMOOTHING_ROUNDS + 2.0) * STATE_LENGTH * n;
+    for (size_t k = 0; k < checked; k++)
+        problem->reference[k] = reference_value(
+            problem, problem->check_index != NULL ? problem->check_index[k] : k);
 }
 
-static void teardown(ml_problem *problem)
-{
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    free(state);
-}
+const ml_family register_table = {
+    .name = "register_table", .state_bytes = sizeof(spill_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_table, .predict = predict_untouched, .bytes_read = bytes_per_direction,
+    .bytes_written = bytes_per_direction, .flops = flops,
+};
+const ml_family local_table = {
+    .name = "local_table", .state_bytes = sizeof(spill_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_table, .predict = predict_dynamic_index, .bytes_read = bytes_per_direction,
+    .bytes_written = bytes_per_direction, .flops = flops,
+};
+const ml_family ring_smoothing = {
+    .name = "ring_smoothing", .state_bytes = sizeof(spill_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_smooth, .predict = predict_untouched, .bytes_read = bytes_per_direction,
+    .bytes_written = bytes_per_direction, .flops = flops,
+};
 
 static const ml_lab lab = {
     .program = "register_spill",
     .title = "Lab 01: registers vs local memory: run-time-indexed arrays, register caps, spills",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
+    .num_variants = ML_COUNT(variants),
 };
 
 int main(int argc, char **argv)

@@ -29,12 +29,10 @@
 /* The naive kernel's blocks: NAIVE_BLOCK_WIDTH x NAIVE_BLOCK_WIDTH threads. */
 #define NAIVE_BLOCK_WIDTH 32
 
-enum { PARAM_M, PARAM_K, PARAM_N, PARAM_COUNT };
-
 /* 1,000,000 keeps every grid within CUDA's 65,535 blocks in y (rows of P / 16). The default,
  * 3072, keeps a first run short: gld_bytes is counted by instrumenting every load, which makes
  * the profiled launches much longer than the timed ones. */
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     {"m", 3072, 1, 1000000, "rows of M and of P"},
     {"k", 3072, 1, 1000000, "columns of M, rows of N: the length of each dot product"},
     {"n", 3072, 1, 1000000, "columns of N and of P"},
@@ -42,47 +40,61 @@ static const ml_param params[PARAM_COUNT] = {
 
 /* ---- the variant table ------------------------------------------------------------------------ */
 
-static void launch_naive(const ml_problem *problem);
-static void launch_tiled(const ml_problem *problem);
-static void launch_coarsened(const ml_problem *problem);
-static void launch_cublas(const ml_problem *problem);
-static void predict_naive(long long argument, const long long *param, ml_prediction *prediction);
-static void predict_tiled(long long tile_width, const long long *param, ml_prediction *prediction);
-static void predict_coarsened(long long argument, const long long *param,
-                              ml_prediction *prediction);
+/* A kernel's constants: the tile of P one of its blocks computes, which its grid covers P with.
+ * The tiled kernels' tiles are square: their width is the threads per side of the block. */
+typedef struct {
+    long long rows, cols;
+} block_tile;
+
+static const block_tile naive_tile = {NAIVE_BLOCK_WIDTH, NAIVE_BLOCK_WIDTH};
+static const block_tile tile16 = {16, 16};
+static const block_tile tile32 = {32, 32};
+static const block_tile coarsened_tile = {CO_TILE_M, CO_TILE_N};
+
+/* Every variant multiplies the same inputs into the same output, checked against the same
+ * reference; a family per model of the loads, and cuBLAS, which is no kernel of the lab. */
+extern const ml_family naive_matmul, tiled_matmul, coarsened_matmul, cublas_sgemm;
 
 #define NAIVE_METRICS "gld_transactions,gld_requests,gld_bytes,dram_read_bytes"
 #define TILED_METRICS \
     "gld_transactions,gld_requests,gld_bytes,shared_load_transactions,dram_read_bytes"
 
-/* What each variant does, not what it measures to: the handout asks for that. The tiled
- * variants' argument is the tile width (threads per side of the block). cublas is a library
- * call, no kernel of kernels.cu; it is the ceiling, not a lesson: no counters and no prediction
- * (for some shapes it launches two kernels, and the profiler reads exactly one per range). */
+/* What each variant does, not what it measures to: the handout asks for that. cublas is a
+ * library call, no kernel of kernels.cu; it is the ceiling, not a lesson: no counters and no
+ * prediction (for some shapes it launches two kernels, and the profiler reads exactly one per
+ * range). */
 static const ml_variant variants[] = {
     {.name = "naive", .summary = "one thread per P element, both operands read from global memory",
-     .kernel = "matmul_naive", .block = {NAIVE_BLOCK_WIDTH, NAIVE_BLOCK_WIDTH},
-     .launch = launch_naive, .metrics = NAIVE_METRICS, .predict = predict_naive},
+     .family = &naive_matmul, .kernel = "matmul_naive",
+     .block = {NAIVE_BLOCK_WIDTH, NAIVE_BLOCK_WIDTH}, .constants = &naive_tile,
+     .metrics = NAIVE_METRICS},
     {.name = "tiled16", .summary = "16 x 16 tiles of M and N in shared memory, two barriers per phase",
-     .kernel = "matmul_tiled16", .block = {16, 16}, .launch = launch_tiled, .argument = 16,
-     .metrics = TILED_METRICS, .predict = predict_tiled},
+     .family = &tiled_matmul, .kernel = "matmul_tiled16", .block = {16, 16}, .constants = &tile16,
+     .metrics = TILED_METRICS},
     {.name = "tiled32", .summary = "the same kernel with 32 x 32 tiles",
-     .kernel = "matmul_tiled32", .block = {32, 32}, .launch = launch_tiled, .argument = 32,
-     .metrics = TILED_METRICS, .predict = predict_tiled},
+     .family = &tiled_matmul, .kernel = "matmul_tiled32", .block = {32, 32}, .constants = &tile32,
+     .metrics = TILED_METRICS},
     {.name = "coarsened", .summary = "instructor extension: 128 x 128 tiles of P, 8 x 8 results per thread",
-     .kernel = "matmul_coarsened", .block = {CO_THREADS}, .launch = launch_coarsened,
-     .metrics = TILED_METRICS, .predict = predict_coarsened},
+     .family = &coarsened_matmul, .kernel = "matmul_coarsened", .block = {CO_THREADS},
+     .constants = &coarsened_tile, .metrics = TILED_METRICS},
     {.name = "cublas", .summary = "cuBLAS SGEMM, FP32 without TF32: the FLOP/s ceiling",
-     .launch = launch_cublas},
+     .family = &cublas_sgemm},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
+
+/* The sizes of a run and its inputs. */
+typedef struct {
+    long long m, k, n;
+    float *M, *N;
+    cublasHandle_t cublas;      /* cublas_sgemm's handle; NULL for the kernels */
+} matmul_state;
+
+static matmul_state matmul_sizes(const ml_problem *problem)
+{
+    matmul_state sizes = {ml_size(problem, "m"), ml_size(problem, "k"), ml_size(problem, "n")};
+    return sizes;
+}
 
 /* ---- launches --------------------------------------------------------------------------------- */
-
-typedef struct {
-    float *M, *N;
-    cublasHandle_t cublas;      /* the cublas variant's handle; NULL for the others */
-} lab_state;
 
 /* Every cuBLAS call goes through this: on failure, file:line, the call and cuBLAS's reason. */
 #define CUBLAS_CHECK(call) cublas_check((call), #call, __FILE__, __LINE__)
@@ -95,47 +107,19 @@ static void cublas_check(cublasStatus_t status, const char *call, const char *fi
     exit(ML_EXIT_CUDA_ERROR);
 }
 
-/* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
- * kernels.cu; ml_launch runs the variant's kernel, found by name in the loaded kernels file,
- * with the block of its table entry. Every kernel takes (M, N, P, m, k, n). */
-static void launch_naive(const ml_problem *problem)
+/* What kernel<<<grid, block>>>(M, N, P, m, k, n) would be if the program linked kernels.cu:
+ * ML_LAUNCH runs the variant's kernel, found by name in the loaded kernels file, with the block
+ * of its table entry, and a block per tile of P (its constants). Every kernel takes
+ * (M, N, P, m, k, n). */
+static void launch_kernel(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
-    int n = (int)problem->param[PARAM_N];
-    dim3 grid((unsigned)ml_ceil_div(n, NAIVE_BLOCK_WIDTH),
-              (unsigned)ml_ceil_div(m, NAIVE_BLOCK_WIDTH));
-    /* matmul_naive<<<grid, block>>>(M, N, P, m, k, n), block 32 x 32 */
-    void *arguments[] = {(void *)&state->M, (void *)&state->N, (void *)&problem->output,
-                         &m, &k, &n};
-    ml_launch(problem, grid, 0, arguments);
-}
-
-/* The argument is the tile width: a block of tile_width x tile_width threads per tile of P. */
-static void launch_tiled(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
-    int n = (int)problem->param[PARAM_N];
-    long long tile_width = problem->argument;
-    dim3 grid((unsigned)ml_ceil_div(n, tile_width), (unsigned)ml_ceil_div(m, tile_width));
-    /* matmul_tiled16<<<grid, block>>>(M, N, P, m, k, n), block 16 x 16, or
-     * matmul_tiled32<<<grid, block>>>(M, N, P, m, k, n), block 32 x 32 */
-    void *arguments[] = {(void *)&state->M, (void *)&state->N, (void *)&problem->output,
-                         &m, &k, &n};
-    ml_launch(problem, grid, 0, arguments);
-}
-
-static void launch_coarsened(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
-    int n = (int)problem->param[PARAM_N];
-    dim3 grid((unsigned)ml_ceil_div(n, CO_TILE_N), (unsigned)ml_ceil_div(m, CO_TILE_M));
-    /* matmul_coarsened<<<grid, CO_THREADS>>>(M, N, P, m, k, n) */
-    void *arguments[] = {(void *)&state->M, (void *)&state->N, (void *)&problem->output,
-                         &m, &k, &n};
-    ml_launch(problem, grid, 0, arguments);
+    const matmul_state *state = (const matmul_state *)problem->state;
+    const block_tile *tile = ML_CONSTANTS(block_tile, problem);
+    int m = (int)state->m, k = (int)state->k, n = (int)state->n;
+    dim3 grid((unsigned)ml_ceil_div(n, tile->cols), (unsigned)ml_ceil_div(m, tile->rows));
+    ml_argument arguments[] = {ML_ARG(state->M), ML_ARG(state->N), ML_ARG(problem->output),
+                               ML_ARG(m), ML_ARG(k), ML_ARG(n)};
+    ML_LAUNCH(problem, grid, 0, arguments);
 }
 
 /* cuBLAS is column-major. A row-major matrix read as column-major is its transpose, so the
@@ -143,9 +127,8 @@ static void launch_coarsened(const ml_problem *problem)
  * dimension n) by "M" (k x m, leading dimension k) into "P" (n x m, leading dimension n). */
 static void launch_cublas(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    int m = (int)problem->param[PARAM_M], k = (int)problem->param[PARAM_K];
-    int n = (int)problem->param[PARAM_N];
+    const matmul_state *state = (const matmul_state *)problem->state;
+    int m = (int)state->m, k = (int)state->k, n = (int)state->n;
     const float one = 1.0f, zero = 0.0f;
     CUBLAS_CHECK(cublasSgemm(state->cublas, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, state->N, n,
                              state->M, k, &zero, problem->output, n));
@@ -338,10 +321,10 @@ static double predict_coarsened_shared(long long m, long long k, long long n)
 /* DRAM bytes read, from the model GPU's L2 capacity, between two bounds: M and N once (the L2
  * is flushed before every run), and M once with N once per block row (a strip of P's rows).
  * The prediction is the lower bound while M and N together are at most a third of the L2
- * (naive and tiled), the upper bound for the tiled kernels once N alone is the L2's size or
- * more, and the range between the two otherwise and always for coarsened. The instructor
- * notes compare these predictions with measured bytes. */
-typedef enum { READS_NAIVE, READS_TILED, READS_COARSENED } read_pattern;
+ * (naive and tiled: READ_ONCE_WHILE_SMALL), the upper bound for the tiled kernels once N alone
+ * is the L2's size or more (N_AGAIN_PER_BLOCK_ROW), and the range between the two otherwise and
+ * always for coarsened. The instructor notes compare these predictions with measured bytes. */
+enum { READ_ONCE_WHILE_SMALL = 1, N_AGAIN_PER_BLOCK_ROW = 2 };
 
 static double whole_sectors(double bytes)
 {
@@ -349,15 +332,15 @@ static double whole_sectors(double bytes)
 }
 
 static void predict_dram_reads(long long m, long long k, long long n, long long block_rows,
-                               read_pattern pattern, ml_prediction *prediction)
+                               int bounds, ml_prediction *prediction)
 {
     double m_bytes = whole_sectors((double)m * k * sizeof(float));
     double n_bytes = whole_sectors((double)k * n * sizeof(float));
     double l2_bytes = ml_model_gpu()->l2_bytes;
     double once = m_bytes + n_bytes, per_block_row = m_bytes + n_bytes * (double)block_rows;
-    if (pattern != READS_COARSENED && once <= l2_bytes / 3)
+    if ((bounds & READ_ONCE_WHILE_SMALL) && once <= l2_bytes / 3)
         ml_predict(prediction, "dram_read_bytes", once);
-    else if (pattern == READS_TILED && n_bytes >= l2_bytes)
+    else if ((bounds & N_AGAIN_PER_BLOCK_ROW) && n_bytes >= l2_bytes)
         ml_predict(prediction, "dram_read_bytes", per_block_row);
     else
         ml_predict_range(prediction, "dram_read_bytes", once, per_block_row,
@@ -372,10 +355,10 @@ static void predict_loads(const ml_global_totals *loads, ml_prediction *predicti
     ml_predict(prediction, "gld_bytes", loads->used_bytes);
 }
 
-static void predict_naive(long long argument, const long long *param, ml_prediction *prediction)
+static void predict_naive(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)argument;
-    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
+    matmul_state sizes = matmul_sizes(problem);
+    long long m = sizes.m, k = sizes.k, n = sizes.n;
     /* Warps of rows outside P do nothing; each of the ceil(n / 32) warps of a row of P reads
      * all of that row of M, and together they read all of N once per row of P. */
     tile_reads m_reads = {m, k, 1, 1, (double)ml_ceil_div(n, NAIVE_BLOCK_WIDTH), model_naive_m, 0};
@@ -384,13 +367,15 @@ static void predict_naive(long long argument, const long long *param, ml_predict
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, NAIVE_BLOCK_WIDTH), READS_NAIVE, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, NAIVE_BLOCK_WIDTH), READ_ONCE_WHILE_SMALL,
+                       prediction);
 }
 
-static void predict_tiled(long long tile_width, const long long *param, ml_prediction *prediction)
+static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
 {
-    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
-    int width = (int)tile_width;
+    matmul_state sizes = matmul_sizes(problem);
+    long long m = sizes.m, k = sizes.k, n = sizes.n;
+    int width = (int)ML_CONSTANTS(block_tile, problem)->rows;
     /* Each M tile is loaded by every block of its block row, each N tile by every block of its
      * block column. */
     tile_reads m_reads = {m, k, width, width, (double)ml_ceil_div(n, width), model_tiled_tile,
@@ -401,15 +386,15 @@ static void predict_tiled(long long tile_width, const long long *param, ml_predi
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, width), READS_TILED, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, width),
+                       READ_ONCE_WHILE_SMALL | N_AGAIN_PER_BLOCK_ROW, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_tiled_shared(m, k, n, width));
 }
 
-static void predict_coarsened(long long argument, const long long *param,
-                              ml_prediction *prediction)
+static void predict_coarsened(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)argument;
-    long long m = param[PARAM_M], k = param[PARAM_K], n = param[PARAM_N];
+    matmul_state sizes = matmul_sizes(problem);
+    long long m = sizes.m, k = sizes.k, n = sizes.n;
     tile_reads m_reads = {m, k, CO_TILE_M, CO_TILE_K, (double)ml_ceil_div(n, CO_TILE_N),
                           model_coarsened_tile, 0};
     tile_reads n_reads = {k, n, CO_TILE_K, CO_TILE_N, (double)ml_ceil_div(m, CO_TILE_M),
@@ -418,7 +403,7 @@ static void predict_coarsened(long long argument, const long long *param,
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, CO_TILE_M), READS_COARSENED, prediction);
+    predict_dram_reads(m, k, n, ml_ceil_div(m, CO_TILE_M), 0, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
 }
 
@@ -429,11 +414,30 @@ static void predict_coarsened(long long argument, const long long *param,
 /* A sample is every element where SAMPLE_LINES rows meet SAMPLE_LINES columns of P. */
 #define SAMPLE_LINES 64
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+static double device_bytes(const ml_problem *problem)
 {
-    (void)variant;
-    double m = (double)param[PARAM_M], k = (double)param[PARAM_K], n = (double)param[PARAM_N];
+    matmul_state sizes = matmul_sizes(problem);
+    double m = (double)sizes.m, k = (double)sizes.k, n = (double)sizes.n;
     return (m * k + k * n + m * n) * sizeof(float);
+}
+
+/* Every variant reads M and N once and writes P once, in 2 m n k flops. */
+static double bytes_read(const ml_problem *problem)
+{
+    matmul_state sizes = matmul_sizes(problem);
+    return (double)(sizes.m * sizes.k + sizes.k * sizes.n) * sizeof(float);
+}
+
+static double bytes_written(const ml_problem *problem)
+{
+    matmul_state sizes = matmul_sizes(problem);
+    return (double)(sizes.m * sizes.n) * sizeof(float);
+}
+
+static double flops(const ml_problem *problem)
+{
+    matmul_state sizes = matmul_sizes(problem);
+    return 2.0 * (double)sizes.m * (double)sizes.n * (double)sizes.k;
 }
 
 /* N's values come from the seed after M's, so the two matrices are independent. */
@@ -461,12 +465,12 @@ static long long choose_lines(long long count, int all, uint64_t seed, long long
     return SAMPLE_LINES;
 }
 
-/* Fills the reference (double accumulation) for the chosen rows and columns of P; for a sample,
- * also the index in P of each reference value. */
-static void compute_reference(ml_problem *problem)
+/* The output, and its reference (double accumulation) for the chosen rows and columns of P;
+ * for a sample, also the index in P of each reference value. */
+static void expect_output(ml_problem *problem, double tolerance)
 {
-    long long m = problem->param[PARAM_M], k = problem->param[PARAM_K];
-    long long n = problem->param[PARAM_N];
+    const matmul_state *state = (const matmul_state *)problem->state;
+    long long m = state->m, k = state->k, n = state->n;
     int all = (double)m * n * k <= (double)FULL_REFERENCE_MULTIPLY_ADDS;
     long long row_capacity = all || m <= SAMPLE_LINES ? m : SAMPLE_LINES;
     long long col_capacity = all || n <= SAMPLE_LINES ? n : SAMPLE_LINES;
@@ -489,9 +493,12 @@ static void compute_reference(ml_problem *problem)
             n_cols[c * k + i] = ml_random_value(seed_of_n(problem->seed), (uint64_t)(i * n + cols[c]));
 
     size_t count = (size_t)(row_count * col_count);
-    float *reference = (float *)ml_host_alloc(count * sizeof(float));
-    int sampled = row_count < m || col_count < n;
-    size_t *check_index = sampled ? (size_t *)ml_host_alloc(count * sizeof(size_t)) : NULL;
+    if (row_count < m || col_count < n)
+        ml_expect_sampled_output(problem, (size_t)(m * n), count, tolerance);
+    else
+        ml_expect_output(problem, ML_OUTPUT_WRITTEN, count, tolerance);
+    float *reference = problem->reference;
+    size_t *check_index = problem->check_index;
 #pragma omp parallel for
     for (long long r = 0; r < row_count; r++) {
         for (long long c = 0; c < col_count; c++) {
@@ -499,7 +506,7 @@ static void compute_reference(ml_problem *problem)
             for (long long i = 0; i < k; i++)
                 sum += (double)m_rows[r * k + i] * (double)n_cols[c * k + i];
             reference[r * col_count + c] = (float)sum;
-            if (sampled)
+            if (check_index != NULL)
                 check_index[r * col_count + c] = (size_t)(rows[r] * n + cols[c]);
         }
     }
@@ -507,19 +514,14 @@ static void compute_reference(ml_problem *problem)
     free(n_cols);
     free(rows);
     free(cols);
-    problem->reference = reference;
-    problem->check_index = check_index;
-    problem->check_count = sampled ? count : 0;
 }
 
 /* M and N from the seed: every element of P depends on a whole row of M and column of N. */
 static void fill_inputs(ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    long long m = problem->param[PARAM_M], k = problem->param[PARAM_K];
-    long long n = problem->param[PARAM_N];
-    ml_fill_random(state->M, (size_t)(m * k), problem->seed);
-    ml_fill_random(state->N, (size_t)(k * n), seed_of_n(problem->seed));
+    const matmul_state *state = (const matmul_state *)problem->state;
+    ml_fill_random(state->M, (size_t)(state->m * state->k), problem->seed);
+    ml_fill_random(state->N, (size_t)(state->k * state->n), seed_of_n(problem->seed));
 }
 
 /* Each element's dot product, its row of M and column of N recomputed from the seeds (2k values
@@ -528,7 +530,8 @@ static void fill_inputs(ml_problem *problem)
 static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
                          void *values)
 {
-    long long k = problem->param[PARAM_K], n = problem->param[PARAM_N];
+    const matmul_state *state = (const matmul_state *)problem->state;
+    long long k = state->k, n = state->n;
     uint64_t seed = problem->seed;
     float *reference = (float *)values;
 #pragma omp parallel for
@@ -545,24 +548,12 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
 
 static void setup(ml_problem *problem)
 {
-    long long m = problem->param[PARAM_M], k = problem->param[PARAM_K];
-    long long n = problem->param[PARAM_N];
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    state->M = (float *)ml_device_alloc((size_t)(m * k) * sizeof(float));
-    state->N = (float *)ml_device_alloc((size_t)(k * n) * sizeof(float));
-    problem->state = state;
+    matmul_state *state = (matmul_state *)problem->state;
+    *state = matmul_sizes(problem);
+    long long m = state->m, k = state->k, n = state->n;
+    state->M = (float *)ml_device_buffer(problem, (size_t)(m * k) * sizeof(float));
+    state->N = (float *)ml_device_buffer(problem, (size_t)(k * n) * sizeof(float));
     fill_inputs(problem);
-    state->cublas = NULL;
-    if (problem->variant->kernel == NULL) { /* the cublas variant: a library call, no kernel */
-        CUBLAS_CHECK(cublasCreate(&state->cublas));
-        /* The default math mode computes in FP32; TF32 tensor cores would need
-         * CUBLAS_TF32_TENSOR_OP_MATH. Set explicitly so the ceiling is a like-for-like one. */
-        CUBLAS_CHECK(cublasSetMathMode(state->cublas, CUBLAS_DEFAULT_MATH));
-    }
-
-    problem->output = (float *)ml_device_alloc((size_t)(m * n) * sizeof(float));
-    problem->output_count = (size_t)(m * n);
-    compute_reference(problem);
     /* Each element is a sum of k products of values in [-1, 1). Summed in float one after the
      * other, each addition rounds the running sum (typically sqrt(i / 9) after i terms) by up
      * to half an FLT_EPSILON of it: a random walk whose spread is about k * FLT_EPSILON / 15,
@@ -571,36 +562,58 @@ static void setup(ml_problem *problem)
      * 0.22 * k * FLT_EPSILON. Twice k * FLT_EPSILON leaves room for any summation order, and
      * still fails a single product dropped or counted twice (k up to tens of thousands) and
      * TF32 inputs (10-bit mantissas: errors near 2^-11 * sqrt(k) / 3). */
-    problem->tolerance = 2.0 * (double)k * FLT_EPSILON;
-    problem->bytes = (double)(m * k + k * n + m * n) * sizeof(float);
-    problem->flops = 2.0 * (double)m * (double)n * (double)k;
+    expect_output(problem, 2.0 * (double)k * FLT_EPSILON);
 }
 
-static void teardown(ml_problem *problem)
+/* cuBLAS needs a handle besides the buffers: the one thing of a run the harness cannot free. */
+static void setup_cublas(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    if (state->cublas != NULL)
-        CUBLAS_CHECK(cublasDestroy(state->cublas));
-    ml_device_free(state->M);
-    ml_device_free(state->N);
-    ml_device_free(problem->output);
-    free(state);
+    matmul_state *state = (matmul_state *)problem->state;
+    setup(problem);
+    CUBLAS_CHECK(cublasCreate(&state->cublas));
+    /* The default math mode computes in FP32; TF32 tensor cores would need
+     * CUBLAS_TF32_TENSOR_OP_MATH. Set explicitly so the ceiling is a like-for-like one. */
+    CUBLAS_CHECK(cublasSetMathMode(state->cublas, CUBLAS_DEFAULT_MATH));
 }
+
+static void teardown_cublas(ml_problem *problem)
+{
+    CUBLAS_CHECK(cublasDestroy(((matmul_state *)problem->state)->cublas));
+}
+
+const ml_family naive_matmul = {
+    .name = "naive_matmul", .state_bytes = sizeof(matmul_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_kernel, .predict = predict_naive, .bytes_read = bytes_read,
+    .bytes_written = bytes_written, .flops = flops,
+};
+const ml_family tiled_matmul = {
+    .name = "tiled_matmul", .state_bytes = sizeof(matmul_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_kernel, .predict = predict_tiled, .bytes_read = bytes_read,
+    .bytes_written = bytes_written, .flops = flops,
+};
+const ml_family coarsened_matmul = {
+    .name = "coarsened_matmul", .state_bytes = sizeof(matmul_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_kernel, .predict = predict_coarsened, .bytes_read = bytes_read,
+    .bytes_written = bytes_written, .flops = flops,
+};
+const ml_family cublas_sgemm = {
+    .name = "cublas_sgemm", .state_bytes = sizeof(matmul_state), .device_bytes = device_bytes,
+    .setup = setup_cublas, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_cublas, .bytes_read = bytes_read, .bytes_written = bytes_written,
+    .flops = flops, .teardown = teardown_cublas,
+};
 
 static const ml_lab lab = {
     .program = "shared_tiling",
     .title = "Lab 02: shared-memory tiling, a matrix multiply of any shape",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .flops_ceiling = "cublas",
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

@@ -25,7 +25,6 @@
  *         constant_ldg --model                 (predictions only, no GPU)
  */
 #include <math.h>
-#include <string.h>
 
 #include "memlab.h"
 
@@ -42,43 +41,66 @@ static_assert(WARP_LANES == ML_WARP_SIZE, "kernels.cu and the access model must 
 /* Work a CPU reference may do in full; a larger problem is checked on a sample of pixels. */
 #define FULL_CHECK_TAPS (1ll << 26)
 
-enum { PARAM_ROWS, PARAM_COLS, PARAM_MASK, PARAM_DISTINCT, PARAM_SPACING, PARAM_COUNT };
-
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     /* Rows and columns are ints in the kernels; 32768 x 32768 floats is 4 GiB a buffer. */
     {"rows", 4096, 1, 32768, "image rows; every variant makes one thread per pixel"},
     {"cols", 4096, 1, 32768, "image columns"},
-    {"mask", 7, 3, MAX_MASK, "convolution: mask width and height, odd"},
-    {"distinct", 32, 1, ML_WARP_SIZE, "divergent variants: different words a warp reads"},
-    {"spacing", SLOT_FLOATS, 1, SLOT_FLOATS, "divergent variants: floats between those words"},
+    {"mask", 7, 3, MAX_MASK, "convolution: mask width and height, odd",
+     .used_by = "global,constant,ldg"},
+    {"distinct", 32, 1, ML_WARP_SIZE, "divergent variants: different words a warp reads",
+     .used_by = "constant_divergent,ldg_divergent"},
+    {"spacing", SLOT_FLOATS, 1, SLOT_FLOATS, "divergent variants: floats between those words",
+     .used_by = "constant_divergent,ldg_divergent"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* What each variant reads, and from where: its table argument. The convolution has its mask in
- * three places; the access patterns read one small table, in constant or in global memory. */
-enum {
-    MASK_GLOBAL,                /* convolve_global: the mask a plain float * */
-    MASK_CONSTANT,              /* convolve_constant: the mask in __constant__ mask_constant */
-    MASK_LDG,                   /* convolve_ldg: the mask through const __restrict__ and __ldg */
-    PATTERN_CONSTANT_BROADCAST, /* read_constant_broadcast: one constant word a warp */
-    PATTERN_CONSTANT_DIVERGENT, /* read_constant_divergent: --distinct constant words a warp */
-    PATTERN_LDG_DIVERGENT,      /* read_ldg_divergent: the same words through __ldg */
-};
+/* The convolutions differ in where the mask is: a kernel argument, read plainly (global) or
+ * through __ldg (ldg), or __constant__ mask_constant, which convolve_constant reads instead of
+ * an argument. The access patterns read one small table, in constant or in global memory; their
+ * constants say which word each thread reads, and which sizes place it. */
+typedef struct {
+    unsigned distinct, spacing; /* the divergent patterns' sizes; the broadcast reads neither */
+} table_spread;
 
-static int is_convolution(long long kind)
+typedef struct {
+    table_spread (*spread)(const ml_problem *problem);
+    /* The word thread `thread` of a block reads at round r: the kernel's indexing, on the host. */
+    unsigned (*word)(unsigned thread, unsigned r, table_spread spread);
+} table_words;
+
+static table_spread no_spread(const ml_problem *problem)
 {
-    return kind == MASK_GLOBAL || kind == MASK_CONSTANT || kind == MASK_LDG;
+    table_spread none = {0, 0};
+    return none;
 }
 
-static void launch_convolution(const ml_problem *problem);
-static void launch_constant_broadcast(const ml_problem *problem);
-static void launch_divergent(const ml_problem *problem);
-static void predict_convolution(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_constant_pattern(long long kind, const long long *param,
-                                     ml_prediction *prediction);
-static void predict_ldg_divergent(long long kind, const long long *param,
-                                  ml_prediction *prediction);
+static table_spread divergent_spread(const ml_problem *problem)
+{
+    table_spread spread = {(unsigned)ml_size(problem, "distinct"),
+                           (unsigned)ml_size(problem, "spacing")};
+    return spread;
+}
+
+/* Warp w of a block reads slot w % 32 with all its lanes. */
+static unsigned broadcast_word(unsigned thread, unsigned r, table_spread spread)
+{
+    return thread / ML_WARP_SIZE % ML_WARP_SIZE * SLOT_FLOATS + r % SLOT_FLOATS;
+}
+
+/* Lane i reads slot i % distinct, the slots spacing floats apart. */
+static unsigned divergent_word(unsigned thread, unsigned r, table_spread spread)
+{
+    return thread % ML_WARP_SIZE % spread.distinct * spread.spacing + r % SLOT_FLOATS;
+}
+
+static const table_words slot_per_warp = {no_spread, broadcast_word};
+static const table_words slot_per_lane = {divergent_spread, divergent_word};
+
+/* One family per kernel signature: the convolutions share buffers and the reference, the
+ * patterns theirs. */
+extern const ml_family global_mask_convolution, constant_mask_convolution, broadcast_reads,
+    constant_divergent_reads, ldg_divergent_reads;
 
 #define CONVOLUTION_METRICS \
     "gld_requests,gld_transactions,global_hit_rate,constant_requests_per_instruction," \
@@ -90,109 +112,123 @@ static void predict_ldg_divergent(long long kind, const long long *param,
 
 static const ml_variant variants[] = {
     {.name = "global", .summary = "convolution, the mask read from a plain float * in global memory",
-     .kernel = "convolve_global", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
-     .argument = MASK_GLOBAL, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
-     .predict = predict_convolution},
+     .family = &global_mask_convolution, .kernel = "convolve_global",
+     .block = {BLOCK_COLS, BLOCK_ROWS}, .metrics = CONVOLUTION_METRICS},
     {.name = "constant", .summary = "the same convolution, the mask in __constant__ memory",
-     .kernel = "convolve_constant", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
-     .argument = MASK_CONSTANT, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
-     .predict = predict_convolution},
+     .family = &constant_mask_convolution, .kernel = "convolve_constant",
+     .block = {BLOCK_COLS, BLOCK_ROWS}, .metrics = CONVOLUTION_METRICS},
     {.name = "ldg", .summary = "the same convolution, the mask read through const __restrict__ and __ldg",
-     .kernel = "convolve_ldg", .block = {BLOCK_COLS, BLOCK_ROWS}, .launch = launch_convolution,
-     .argument = MASK_LDG, .uses = "rows,cols,mask", .metrics = CONVOLUTION_METRICS,
-     .predict = predict_convolution},
+     .family = &global_mask_convolution, .kernel = "convolve_ldg",
+     .block = {BLOCK_COLS, BLOCK_ROWS}, .metrics = CONVOLUTION_METRICS},
     {.name = "constant_broadcast", .summary = "every lane of a warp reads the same constant word",
-     .kernel = "read_constant_broadcast", .block = {PATTERN_THREADS},
-     .launch = launch_constant_broadcast, .argument = PATTERN_CONSTANT_BROADCAST,
-     .uses = "rows,cols", .metrics = CONSTANT_PATTERN_METRICS, .predict = predict_constant_pattern},
+     .family = &broadcast_reads, .kernel = "read_constant_broadcast", .block = {PATTERN_THREADS},
+     .constants = &slot_per_warp, .metrics = CONSTANT_PATTERN_METRICS},
     {.name = "constant_divergent", .summary = "the lanes of a warp read --distinct different constant words",
-     .kernel = "read_constant_divergent", .block = {PATTERN_THREADS}, .launch = launch_divergent,
-     .argument = PATTERN_CONSTANT_DIVERGENT, .uses = "rows,cols,distinct,spacing",
-     .metrics = CONSTANT_PATTERN_METRICS, .predict = predict_constant_pattern},
+     .family = &constant_divergent_reads, .kernel = "read_constant_divergent",
+     .block = {PATTERN_THREADS}, .constants = &slot_per_lane, .metrics = CONSTANT_PATTERN_METRICS},
     {.name = "ldg_divergent", .summary = "the same words as constant_divergent, through __ldg from global memory",
-     .kernel = "read_ldg_divergent", .block = {PATTERN_THREADS}, .launch = launch_divergent,
-     .argument = PATTERN_LDG_DIVERGENT, .uses = "rows,cols,distinct,spacing",
-     .metrics = LDG_PATTERN_METRICS, .predict = predict_ldg_divergent},
+     .family = &ldg_divergent_reads, .kernel = "read_ldg_divergent", .block = {PATTERN_THREADS},
+     .constants = &slot_per_lane, .metrics = LDG_PATTERN_METRICS},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
 /* ---- launches ------------------------------------------------------------------------------- */
 
-typedef struct {
-    float *image;               /* convolution input, rows x cols */
-    float *mask;                /* convolution mask in global memory */
-    float *table;               /* the pattern table in global memory */
-    /* What fill_inputs made, for reference_at: the mask's weights (the convolutions), or the sum
-     * each thread of a block makes (the patterns). */
-    float weights[MAX_MASK_TAPS];
-    float thread_sums[PATTERN_THREADS];
-} lab_state;
-
-static size_t pixel_count(const long long *param)
-{
-    return (size_t)param[PARAM_ROWS] * (size_t)param[PARAM_COLS];
-}
-
-static dim3 convolution_grid(const long long *param)
-{
-    return dim3(ml_blocks_for((size_t)param[PARAM_COLS], BLOCK_COLS),
-                ml_blocks_for((size_t)param[PARAM_ROWS], BLOCK_ROWS));
-}
-
-/* The convolutions' int arguments: rows, cols and mask width. */
+/* A convolution's sizes (rows, cols and mask width are the kernels' int arguments), its
+ * buffers, and the mask's weights fill_inputs made, for reference_at. */
 typedef struct {
     int rows, cols, mask_width;
-} convolution_sizes;
+    size_t pixels;
+    int taps;
+    float *image;               /* rows x cols */
+    float *mask;                /* the mask in global memory */
+    float weights[MAX_MASK_TAPS];
+} convolution_state;
 
-static convolution_sizes sizes_of(const long long *param)
+/* A pattern's sizes, its table in global memory, and what fill_inputs made: the table and the
+ * sum each thread of a block makes of it (for reference_at). */
+typedef struct {
+    size_t n;                   /* elements, one per pixel and thread */
+    table_spread spread;
+    float *table;
+    float values[TABLE_FLOATS];
+    float thread_sums[PATTERN_THREADS];
+} pattern_state;
+
+static size_t pixel_count(const ml_problem *problem)
 {
-    convolution_sizes sizes = {(int)param[PARAM_ROWS], (int)param[PARAM_COLS], (int)param[PARAM_MASK]};
+    return (size_t)ml_size(problem, "rows") * (size_t)ml_size(problem, "cols");
+}
+
+static convolution_state convolution_sizes(const ml_problem *problem)
+{
+    convolution_state sizes = {0};
+    sizes.rows = (int)ml_size(problem, "rows");
+    sizes.cols = (int)ml_size(problem, "cols");
+    sizes.mask_width = (int)ml_size(problem, "mask");
+    sizes.pixels = (size_t)sizes.rows * (size_t)sizes.cols;
+    sizes.taps = sizes.mask_width * sizes.mask_width;
     return sizes;
 }
 
+static dim3 convolution_grid(const convolution_state *sizes)
+{
+    return dim3(ml_blocks_for((size_t)sizes->cols, BLOCK_COLS),
+                ml_blocks_for((size_t)sizes->rows, BLOCK_ROWS));
+}
+
 /* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
- * kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with the
+ * kernels.cu; ML_LAUNCH runs the kernel found by name in the loaded kernels file, with the
  * block of its table entry. */
-static void launch_convolution(const ml_problem *problem)
+
+/* convolve_global(image, mask, out, rows, cols, mask_width), convolve_ldg the same */
+static void launch_global_mask(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    convolution_sizes sizes = sizes_of(problem->param);
-    /* convolve_global<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, mask, out, rows, cols,
-     *                                                        mask_width), convolve_ldg the same */
-    void *with_mask[] = {(void *)&state->image, (void *)&state->mask, (void *)&problem->output,
-                         &sizes.rows, &sizes.cols, &sizes.mask_width};
-    /* convolve_constant<<<grid, dim3(BLOCK_COLS, BLOCK_ROWS)>>>(image, out, rows, cols,
-     *                                                          mask_width): no mask argument,
-     * it reads mask_constant */
-    void *without_mask[] = {(void *)&state->image, (void *)&problem->output, &sizes.rows,
-                            &sizes.cols, &sizes.mask_width};
-    ml_launch(problem, convolution_grid(problem->param), 0,
-              problem->argument == MASK_CONSTANT ? without_mask : with_mask);
+    const convolution_state *state = (const convolution_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->image), ML_ARG(state->mask), ML_ARG(problem->output),
+                               ML_ARG(state->rows), ML_ARG(state->cols),
+                               ML_ARG(state->mask_width)};
+    ML_LAUNCH(problem, convolution_grid(state), 0, arguments);
 }
 
-static void launch_constant_broadcast(const ml_problem *problem)
+/* convolve_constant(image, out, rows, cols, mask_width): no mask argument, it reads
+ * mask_constant */
+static void launch_constant_mask(const ml_problem *problem)
 {
-    size_t n = pixel_count(problem->param);
-    unsigned rounds = ROUNDS;
-    /* read_constant_broadcast<<<blocks, PATTERN_THREADS>>>(out, n, ROUNDS) */
-    void *arguments[] = {(void *)&problem->output, &n, &rounds};
-    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
+    const convolution_state *state = (const convolution_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->image), ML_ARG(problem->output), ML_ARG(state->rows),
+                               ML_ARG(state->cols), ML_ARG(state->mask_width)};
+    ML_LAUNCH(problem, convolution_grid(state), 0, arguments);
 }
 
-static void launch_divergent(const ml_problem *problem)
+/* read_constant_broadcast(out, n, ROUNDS) */
+static void launch_broadcast(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    const long long *param = problem->param;
-    size_t n = pixel_count(param);
-    unsigned distinct = (unsigned)param[PARAM_DISTINCT], spacing = (unsigned)param[PARAM_SPACING];
+    const pattern_state *state = (const pattern_state *)problem->state;
     unsigned rounds = ROUNDS;
-    /* read_constant_divergent<<<blocks, PATTERN_THREADS>>>(out, n, distinct, spacing, ROUNDS) */
-    void *from_constant[] = {(void *)&problem->output, &n, &distinct, &spacing, &rounds};
-    /* read_ldg_divergent<<<blocks, PATTERN_THREADS>>>(table, out, n, distinct, spacing, ROUNDS) */
-    void *from_global[] = {(void *)&state->table, (void *)&problem->output, &n, &distinct,
-                           &spacing, &rounds};
-    ml_launch(problem, ml_blocks_of(problem, n), 0,
-              problem->argument == PATTERN_LDG_DIVERGENT ? from_global : from_constant);
+    ml_argument arguments[] = {ML_ARG(problem->output), ML_ARG(state->n), ML_ARG(rounds)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
+}
+
+/* read_constant_divergent(out, n, distinct, spacing, ROUNDS) */
+static void launch_constant_divergent(const ml_problem *problem)
+{
+    const pattern_state *state = (const pattern_state *)problem->state;
+    unsigned rounds = ROUNDS;
+    ml_argument arguments[] = {ML_ARG(problem->output), ML_ARG(state->n),
+                               ML_ARG(state->spread.distinct), ML_ARG(state->spread.spacing),
+                               ML_ARG(rounds)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
+}
+
+/* read_ldg_divergent(table, out, n, distinct, spacing, ROUNDS) */
+static void launch_ldg_divergent(const ml_problem *problem)
+{
+    const pattern_state *state = (const pattern_state *)problem->state;
+    unsigned rounds = ROUNDS;
+    ml_argument arguments[] = {ML_ARG(state->table), ML_ARG(problem->output), ML_ARG(state->n),
+                               ML_ARG(state->spread.distinct), ML_ARG(state->spread.spacing),
+                               ML_ARG(rounds)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
@@ -255,10 +291,10 @@ static ml_global_totals image_row_loads(uint64_t cols, int mask_width, unsigned 
 /* Global loads of a convolution: each image row rr is read by the output rows rr - i + radius
  * that exist, one mask row i each (a mask row outside the image is skipped); the global and
  * ldg variants add one load per weight of that mask row per warp, all lanes at one address. */
-static ml_global_totals convolution_loads(const long long *param, int mask_in_global)
+static ml_global_totals convolution_loads(const convolution_state *sizes, int mask_in_global)
 {
-    uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
-    int mask_width = (int)param[PARAM_MASK], radius = mask_width / 2;
+    uint64_t rows = (uint64_t)sizes->rows, cols = (uint64_t)sizes->cols;
+    int mask_width = sizes->mask_width, radius = mask_width / 2;
     const unsigned floats_per_sector = ML_SECTOR_BYTES / sizeof(float);
     ml_global_totals by_start[ML_SECTOR_BYTES / sizeof(float)];
     int known[ML_SECTOR_BYTES / sizeof(float)] = {0};
@@ -287,53 +323,50 @@ static ml_global_totals convolution_loads(const long long *param, int mask_in_gl
     return total;
 }
 
-/* The global and ldg variants load the mask from global memory, the constant variant does not. */
-static void predict_convolution(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_convolution(const ml_problem *problem, int mask_in_global,
+                                ml_prediction *prediction)
 {
-    ml_global_totals loads = convolution_loads(param, kind != MASK_CONSTANT);
+    convolution_state sizes = convolution_sizes(problem);
+    ml_global_totals loads = convolution_loads(&sizes, mask_in_global);
     ml_predict(prediction, "gld_requests", loads.requests);
     ml_predict(prediction, "gld_transactions", loads.sectors);
     ml_predict(prediction, "constant_requests_per_instruction",
                convolution_constant_requests_per_instruction());
 }
 
-/* The word a thread reads at round r: the kernels' indexing, on the host. */
-static unsigned broadcast_word(unsigned thread, unsigned r)
+/* The global and ldg variants load the mask from global memory, the constant variant does not. */
+static void predict_global_mask(const ml_problem *problem, ml_prediction *prediction)
 {
-    return thread / ML_WARP_SIZE % ML_WARP_SIZE * SLOT_FLOATS + r % SLOT_FLOATS;
+    predict_convolution(problem, 1, prediction);
 }
 
-static unsigned divergent_word(unsigned lane, unsigned r, const long long *param)
+static void predict_constant_mask(const ml_problem *problem, ml_prediction *prediction)
 {
-    return lane % (unsigned)param[PARAM_DISTINCT] * (unsigned)param[PARAM_SPACING] +
-           r % SLOT_FLOATS;
+    predict_convolution(problem, 0, prediction);
 }
 
-/* One load of the divergent pattern, round r (both tables are 256-byte aligned). */
-static void divergent_access(ml_warp_access *access, unsigned r, const long long *param)
+/* One load of the first warp of a block, round r (both tables are 256-byte aligned). */
+static void pattern_access(const table_words *words, table_spread spread, unsigned r,
+                           ml_warp_access *access)
 {
     ml_warp_access_strided(access, 0, 0, sizeof(float), ML_ALL_LANES);
     for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
-        access->address[lane] = divergent_word(lane, r, param) * sizeof(float);
+        access->address[lane] = words->word(lane, r, spread) * sizeof(float);
 }
 
-static double pattern_warps(const long long *param)
+static double pattern_warps(const ml_problem *problem)
 {
-    return (double)ml_blocks_for(pixel_count(param), PATTERN_THREADS) *
+    return (double)ml_blocks_for(pixel_count(problem), PATTERN_THREADS) *
            (PATTERN_THREADS / ML_WARP_SIZE);
 }
 
 /* The constant patterns: a request per different word of a warp's load; an instruction that
  * needs more than one pass replays the rest. */
-static void predict_constant_pattern(long long kind, const long long *param,
-                                     ml_prediction *prediction)
+static void predict_constant_reads(const ml_problem *problem, ml_prediction *prediction)
 {
+    const table_words *words = ML_CONSTANTS(table_words, problem);
     ml_warp_access access;
-    if (kind == PATTERN_CONSTANT_BROADCAST)
-        ml_warp_access_strided(&access, broadcast_word(0, 0) * sizeof(float), 0, sizeof(float),
-                               ML_ALL_LANES);
-    else
-        divergent_access(&access, 0, param);
+    pattern_access(words, words->spread(problem), 0, &access);
     double words_per_instruction = distinct_words(&access);
     ml_predict(prediction, "constant_requests_per_instruction", words_per_instruction);
     ml_predict(prediction, "constant_replays_per_instruction", words_per_instruction - 1.0);
@@ -341,17 +374,17 @@ static void predict_constant_pattern(long long kind, const long long *param,
 
 /* Every warp makes ROUNDS loads; the 16 rounds of a cycle start at different offsets within a
  * sector, so each is modelled (ROUNDS is a multiple of 16). */
-static void predict_ldg_divergent(long long kind, const long long *param,
-                                  ml_prediction *prediction)
+static void predict_ldg_divergent(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)kind;
+    const table_words *words = ML_CONSTANTS(table_words, problem);
+    table_spread spread = words->spread(problem);
     ml_global_totals cycle = {0};
     for (unsigned r = 0; r < SLOT_FLOATS; r++) {
         ml_warp_access access;
-        divergent_access(&access, r, param);
+        pattern_access(words, spread, r, &access);
         ml_global_totals_add(&cycle, &access, 1.0);
     }
-    double cycles = pattern_warps(param) * (ROUNDS / SLOT_FLOATS);
+    double cycles = pattern_warps(problem) * (ROUNDS / SLOT_FLOATS);
     ml_predict(prediction, "gld_requests", cycles * cycle.requests);
     ml_predict(prediction, "gld_transactions", cycles * cycle.sectors);
     ml_predict(prediction, "gld_transactions_per_request", ml_sectors_per_request(&cycle));
@@ -359,13 +392,14 @@ static void predict_ldg_divergent(long long kind, const long long *param,
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
 
-static const char *check_params(const long long *param)
+static const char *check_params(const ml_problem *problem)
 {
     static char message[96];
-    if (param[PARAM_MASK] % 2 == 1)
+    long long mask = ml_size(problem, "mask");
+    if (mask % 2 == 1)
         return NULL;
-    snprintf(message, sizeof message,
-             "--mask must be odd (a mask has a centre pixel), got %lld", param[PARAM_MASK]);
+    snprintf(message, sizeof message, "--mask must be odd (a mask has a centre pixel), got %lld",
+             mask);
     return message;
 }
 
@@ -383,11 +417,11 @@ static void make_mask(uint64_t seed, size_t pixels, int taps, float *mask)
 }
 
 /* One output pixel, in double: the reference the float sums are held to. */
-static float reference_pixel(uint64_t seed, const long long *param, const float *mask, int64_t row,
+static float reference_pixel(uint64_t seed, const convolution_state *state, int64_t row,
                              int64_t col)
 {
-    int64_t rows = param[PARAM_ROWS], cols = param[PARAM_COLS];
-    int mask_width = (int)param[PARAM_MASK], radius = mask_width / 2;
+    int64_t rows = state->rows, cols = state->cols;
+    int mask_width = state->mask_width, radius = mask_width / 2;
     double sum = 0.0;
     for (int i = 0; i < mask_width; i++) {
         int64_t image_row = row + i - radius;
@@ -396,7 +430,7 @@ static float reference_pixel(uint64_t seed, const long long *param, const float 
         for (int j = 0; j < mask_width; j++) {
             int64_t image_col = col + j - radius;
             if (image_col >= 0 && image_col < cols)
-                sum += (double)mask[i * mask_width + j] *
+                sum += (double)state->weights[i * mask_width + j] *
                        image_value(seed, (uint64_t)cols, (uint64_t)image_row, (uint64_t)image_col);
         }
     }
@@ -415,10 +449,10 @@ static size_t add_checked(size_t *index, size_t count, int64_t pixel)
  * pixel within a mask radius of an edge, where the zero border matters, and every step-th pixel
  * of the rest, about FULL_CHECK_TAPS taps of work. The step is odd, so the sample falls on
  * every lane of a warp. Returns the count; fills index (in increasing order) if not NULL. */
-static size_t choose_checked_pixels(const long long *param, size_t *index)
+static size_t choose_checked_pixels(const convolution_state *sizes, size_t *index)
 {
-    int64_t rows = param[PARAM_ROWS], cols = param[PARAM_COLS];
-    int64_t radius = param[PARAM_MASK] / 2, taps = param[PARAM_MASK] * param[PARAM_MASK];
+    int64_t rows = sizes->rows, cols = sizes->cols;
+    int64_t radius = sizes->mask_width / 2, taps = sizes->taps;
     int64_t step = rows * cols * taps <= FULL_CHECK_TAPS ? 1 : rows * cols * taps / FULL_CHECK_TAPS | 1;
     size_t count = 0;
     for (int64_t row = 0; row < rows; row++) {
@@ -440,166 +474,199 @@ static size_t choose_checked_pixels(const long long *param, size_t *index)
 }
 
 /* A new image and mask from problem->seed: the image on the GPU, the mask (at most 225 weights)
- * on the host, copied where each variant reads it. */
-static void fill_convolution(ml_problem *problem, lab_state *state)
+ * on the host and in global memory. */
+static void fill_convolution(ml_problem *problem)
 {
-    size_t pixels = pixel_count(problem->param);
-    int taps = (int)(problem->param[PARAM_MASK] * problem->param[PARAM_MASK]);
-    ml_fill_random(state->image, pixels, problem->seed);
-    make_mask(problem->seed, pixels, taps, state->weights);
-    ML_CUDA_CHECK(cudaMemcpy(state->mask, state->weights, (size_t)taps * sizeof(float),
+    convolution_state *state = (convolution_state *)problem->state;
+    ml_fill_random(state->image, state->pixels, problem->seed);
+    make_mask(problem->seed, state->pixels, state->taps, state->weights);
+    ML_CUDA_CHECK(cudaMemcpy(state->mask, state->weights, (size_t)state->taps * sizeof(float),
                              cudaMemcpyHostToDevice));
-    /* The constant variant's mask: what cudaMemcpyToSymbol(mask_constant, mask, bytes) would
-     * do if the program linked kernels.cu. Only that variant needs the array, so the others run
-     * on a kernels file that does not declare it yet. */
-    if (problem->argument == MASK_CONSTANT)
-        ml_copy_to_symbol("mask_constant", state->weights, (size_t)taps * sizeof(float));
 }
 
-static void setup_convolution(ml_problem *problem, lab_state *state)
+/* The constant variant's mask also goes where its kernel reads it: what
+ * cudaMemcpyToSymbol(mask_constant, mask, bytes) would do if the program linked kernels.cu.
+ * Only that variant needs the array, so the others run on a kernels file that does not declare
+ * it yet. */
+static void fill_constant_convolution(ml_problem *problem)
 {
-    const long long *param = problem->param;
-    size_t pixels = pixel_count(param);
-    int taps = (int)(param[PARAM_MASK] * param[PARAM_MASK]);
+    fill_convolution(problem);
+    const convolution_state *state = (const convolution_state *)problem->state;
+    ml_copy_to_symbol("mask_constant", state->weights, (size_t)state->taps * sizeof(float));
+}
 
-    state->image = (float *)ml_device_alloc(pixels * sizeof(float));
-    state->mask = (float *)ml_device_alloc((size_t)taps * sizeof(float));
-    fill_convolution(problem, state);
+static void setup_convolution(ml_problem *problem)
+{
+    convolution_state *state = (convolution_state *)problem->state;
+    *state = convolution_sizes(problem);
+    state->image = (float *)ml_device_buffer(problem, state->pixels * sizeof(float));
+    state->mask = (float *)ml_device_buffer(problem, (size_t)state->taps * sizeof(float));
+    problem->variant->family->fill_inputs(problem);
 
-    size_t checked = choose_checked_pixels(param, NULL);
-    float *reference = (float *)ml_host_alloc(checked * sizeof(float));
-    if (checked < pixels) {
-        problem->check_index = (size_t *)ml_host_alloc(checked * sizeof(size_t));
-        problem->check_count = checked;
-        choose_checked_pixels(param, problem->check_index);
+    /* A float sum of taps products, each below 1 in size, is within taps^2 rounding steps of
+     * the exact sum; a wrong weight or a missing tap is off by far more. */
+    double tolerance = (double)state->taps * state->taps * ldexp(1.0, -24);
+    size_t checked = choose_checked_pixels(state, NULL);
+    if (checked < state->pixels) {
+        ml_expect_sampled_output(problem, state->pixels, checked, tolerance);
+        choose_checked_pixels(state, problem->check_index);
+    } else {
+        ml_expect_output(problem, ML_OUTPUT_WRITTEN, state->pixels, tolerance);
     }
-    uint64_t cols = (uint64_t)param[PARAM_COLS];
+    uint64_t cols = (uint64_t)state->cols;
 #pragma omp parallel for
     for (size_t k = 0; k < checked; k++) {
         size_t pixel = problem->check_index != NULL ? problem->check_index[k] : k;
-        reference[k] = reference_pixel(problem->seed, param, state->weights,
-                                       (int64_t)(pixel / cols), (int64_t)(pixel % cols));
+        problem->reference[k] = reference_pixel(problem->seed, state, (int64_t)(pixel / cols),
+                                                (int64_t)(pixel % cols));
     }
-    problem->reference = reference;
-    /* A float sum of taps products, each below 1 in size, is within taps^2 rounding steps of
-     * the exact sum; a wrong weight or a missing tap is off by far more. */
-    problem->tolerance = (double)taps * taps * ldexp(1.0, -24);
-    problem->bytes = 2.0 * pixels * sizeof(float) + taps * sizeof(float);
-    problem->flops = 2.0 * pixels * taps;
 }
 
-/* A new table from problem->seed, in constant memory and in global memory, and the sum each
- * thread of a block makes of it. Each thread's sum depends only on its position in the block:
- * the lane picks the divergent word, the warp the broadcast word. The CPU adds the same floats
- * in the same order, so the sums agree exactly. */
-static void fill_pattern(ml_problem *problem, lab_state *state)
+/* A convolution pixel costs at most 225 taps (mask 15): a few milliseconds for the harness's
+ * ML_RANDOM_CHECKS pixels. */
+static void convolution_reference_at(const ml_problem *problem, const size_t *position,
+                                     size_t count, void *values)
 {
-    int broadcast = problem->argument == PATTERN_CONSTANT_BROADCAST;
-    float table[TABLE_FLOATS];
-    for (unsigned k = 0; k < TABLE_FLOATS; k++)
-        table[k] = ml_random_value(problem->seed, k);
-    /* What cudaMemcpyToSymbol(table_constant, table, sizeof table) would do if the program
-     * linked kernels.cu; ldg_divergent reads only the copy in global memory. */
-    if (problem->argument != PATTERN_LDG_DIVERGENT)
-        ml_copy_to_symbol("table_constant", table, sizeof table);
-    ML_CUDA_CHECK(cudaMemcpy(state->table, table, sizeof table, cudaMemcpyHostToDevice));
+    const convolution_state *state = (const convolution_state *)problem->state;
+    float *reference = (float *)values;
+    uint64_t cols = (uint64_t)state->cols;
+    for (size_t k = 0; k < count; k++)
+        reference[k] = reference_pixel(problem->seed, state, (int64_t)(position[k] / cols),
+                                       (int64_t)(position[k] % cols));
+}
 
+/* A new table from problem->seed, in global memory, and the sum each thread of a block makes of
+ * it. Each thread's sum depends only on its position in the block: the lane picks the
+ * divergent word, the warp the broadcast word. The CPU adds the same floats in the same order,
+ * so the sums agree exactly. */
+static void fill_table(ml_problem *problem)
+{
+    pattern_state *state = (pattern_state *)problem->state;
+    const table_words *words = ML_CONSTANTS(table_words, problem);
+    for (unsigned k = 0; k < TABLE_FLOATS; k++)
+        state->values[k] = ml_random_value(problem->seed, k);
+    ML_CUDA_CHECK(cudaMemcpy(state->table, state->values, sizeof state->values,
+                             cudaMemcpyHostToDevice));
     for (unsigned thread = 0; thread < PATTERN_THREADS; thread++) {
         float sum = 0.0f;
         for (unsigned r = 0; r < ROUNDS; r++)
-            sum += table[broadcast ? broadcast_word(thread, r)
-                                   : divergent_word(thread % ML_WARP_SIZE, r, problem->param)];
+            sum += state->values[words->word(thread, r, state->spread)];
         state->thread_sums[thread] = sum;
     }
 }
 
+/* The constant patterns' table also goes where their kernels read it: what
+ * cudaMemcpyToSymbol(table_constant, table, sizeof table) would do if the program linked
+ * kernels.cu. ldg_divergent reads only the copy in global memory. */
+static void fill_constant_table(ml_problem *problem)
+{
+    fill_table(problem);
+    const pattern_state *state = (const pattern_state *)problem->state;
+    ml_copy_to_symbol("table_constant", state->values, sizeof state->values);
+}
+
 /* Element i is thread i % PATTERN_THREADS of its block. */
-static void setup_pattern(ml_problem *problem, lab_state *state)
+static void setup_pattern(ml_problem *problem)
 {
-    size_t n = pixel_count(problem->param);
-    state->table = (float *)ml_device_alloc(TABLE_FLOATS * sizeof(float));
-    fill_pattern(problem, state);
-    float *reference = (float *)ml_host_alloc(n * sizeof(float));
-    for (size_t i = 0; i < n; i++)
-        reference[i] = state->thread_sums[i % PATTERN_THREADS];
-    problem->reference = reference;
-    problem->tolerance = 0.0;
-    problem->bytes = (double)n * (ROUNDS + 1) * sizeof(float);
-    problem->flops = 0;
+    pattern_state *state = (pattern_state *)problem->state;
+    state->n = pixel_count(problem);
+    state->spread = ML_CONSTANTS(table_words, problem)->spread(problem);
+    state->table = (float *)ml_device_buffer(problem, TABLE_FLOATS * sizeof(float));
+    problem->variant->family->fill_inputs(problem);
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, state->n, 0.0);
+    for (size_t i = 0; i < state->n; i++)
+        problem->reference[i] = state->thread_sums[i % PATTERN_THREADS];
 }
 
-/* Everything a variant reads, new from problem->seed: the image and the mask (in global and,
- * for the constant variant, in constant memory), or the pattern table. */
-static void fill_inputs(ml_problem *problem)
+/* A pattern element is its thread's sum. */
+static void pattern_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                                 void *values)
 {
-    lab_state *state = (lab_state *)problem->state;
-    if (is_convolution(problem->argument))
-        fill_convolution(problem, state);
-    else
-        fill_pattern(problem, state);
-}
-
-/* A convolution pixel costs at most 225 taps (mask 15): a few milliseconds for the harness's
- * ML_RANDOM_CHECKS pixels. A pattern element is its thread's sum. */
-static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
-                         void *values)
-{
-    const lab_state *state = (const lab_state *)problem->state;
+    const pattern_state *state = (const pattern_state *)problem->state;
     float *reference = (float *)values;
-    uint64_t cols = (uint64_t)problem->param[PARAM_COLS];
     for (size_t k = 0; k < count; k++)
-        reference[k] = is_convolution(problem->argument)
-                           ? reference_pixel(problem->seed, problem->param, state->weights,
-                                             (int64_t)(position[k] / cols),
-                                             (int64_t)(position[k] % cols))
-                           : state->thread_sums[position[k] % PATTERN_THREADS];
+        reference[k] = state->thread_sums[position[k] % PATTERN_THREADS];
 }
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+static double convolution_device_bytes(const ml_problem *problem)
 {
-    double pixels = (double)pixel_count(param);
-    if (is_convolution(variant->argument))
-        return 2.0 * pixels * sizeof(float) + MAX_MASK_TAPS * sizeof(float);
-    return pixels * sizeof(float) + TABLE_FLOATS * sizeof(float);
+    return 2.0 * (double)pixel_count(problem) * sizeof(float) + MAX_MASK_TAPS * sizeof(float);
 }
 
-static void setup(ml_problem *problem)
+static double pattern_device_bytes(const ml_problem *problem)
 {
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    memset(state, 0, sizeof *state);
-    problem->state = state;
-    if (is_convolution(problem->argument))
-        setup_convolution(problem, state);
-    else
-        setup_pattern(problem, state);
-    problem->output_count = pixel_count(problem->param);
-    problem->output = (float *)ml_device_alloc(problem->output_count * sizeof(float));
+    return (double)pixel_count(problem) * sizeof(float) + TABLE_FLOATS * sizeof(float);
 }
 
-static void teardown(ml_problem *problem)
+/* Every variant writes one float a pixel. */
+static double output_bytes(const ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->image);
-    ml_device_free(state->mask);
-    ml_device_free(state->table);
-    ml_device_free(problem->output);
-    free(state);
+    return (double)pixel_count(problem) * sizeof(float);
 }
+
+/* The image once, and the mask. */
+static double convolution_bytes_read(const ml_problem *problem)
+{
+    convolution_state sizes = convolution_sizes(problem);
+    return (double)sizes.pixels * sizeof(float) + sizes.taps * sizeof(float);
+}
+
+static double convolution_flops(const ml_problem *problem)
+{
+    convolution_state sizes = convolution_sizes(problem);
+    return 2.0 * sizes.pixels * sizes.taps;
+}
+
+/* What the pattern's loads hand to the threads. */
+static double pattern_bytes_read(const ml_problem *problem)
+{
+    return (double)pixel_count(problem) * ROUNDS * sizeof(float);
+}
+
+const ml_family global_mask_convolution = {
+    .name = "global_mask_convolution", .state_bytes = sizeof(convolution_state),
+    .device_bytes = convolution_device_bytes, .setup = setup_convolution,
+    .fill_inputs = fill_convolution, .reference_at = convolution_reference_at,
+    .launch = launch_global_mask, .predict = predict_global_mask,
+    .bytes_read = convolution_bytes_read, .bytes_written = output_bytes, .flops = convolution_flops,
+};
+const ml_family constant_mask_convolution = {
+    .name = "constant_mask_convolution", .state_bytes = sizeof(convolution_state),
+    .device_bytes = convolution_device_bytes, .setup = setup_convolution,
+    .fill_inputs = fill_constant_convolution, .reference_at = convolution_reference_at,
+    .launch = launch_constant_mask, .predict = predict_constant_mask,
+    .bytes_read = convolution_bytes_read, .bytes_written = output_bytes, .flops = convolution_flops,
+};
+const ml_family broadcast_reads = {
+    .name = "broadcast_reads", .state_bytes = sizeof(pattern_state),
+    .device_bytes = pattern_device_bytes, .setup = setup_pattern,
+    .fill_inputs = fill_constant_table, .reference_at = pattern_reference_at,
+    .launch = launch_broadcast, .predict = predict_constant_reads, .bytes_read = pattern_bytes_read,
+    .bytes_written = output_bytes,
+};
+const ml_family constant_divergent_reads = {
+    .name = "constant_divergent_reads", .state_bytes = sizeof(pattern_state),
+    .device_bytes = pattern_device_bytes, .setup = setup_pattern,
+    .fill_inputs = fill_constant_table, .reference_at = pattern_reference_at,
+    .launch = launch_constant_divergent, .predict = predict_constant_reads,
+    .bytes_read = pattern_bytes_read, .bytes_written = output_bytes,
+};
+const ml_family ldg_divergent_reads = {
+    .name = "ldg_divergent_reads", .state_bytes = sizeof(pattern_state),
+    .device_bytes = pattern_device_bytes, .setup = setup_pattern,
+    .fill_inputs = fill_table, .reference_at = pattern_reference_at,
+    .launch = launch_ldg_divergent, .predict = predict_ldg_divergent,
+    .bytes_read = pattern_bytes_read, .bytes_written = output_bytes,
+};
 
 static const ml_lab lab = {
     .program = "constant_ldg",
     .title = "Lab 03: constant memory and read-only loads",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .check_params = check_params,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

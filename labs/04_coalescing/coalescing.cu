@@ -19,24 +19,36 @@
 
 #define THREADS_PER_BLOCK 256
 
-enum { PARAM_N, PARAM_STRIDE, PARAM_OFFSET, PARAM_COUNT };
-
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     {"n", 1 << 26, 1, 1ll << 34, "elements written, one per thread"},
-    {"stride", 4, 1, 1024, "strided: distance in elements between neighbouring lanes' loads"},
-    {"offset", 1, 0, 1024, "offset: elements the loads are shifted by from an aligned start"},
+    {"stride", 4, 1, 1024, "strided: distance in elements between neighbouring lanes' loads",
+     .used_by = "strided"},
+    {"offset", 1, 0, 1024, "offset: elements the loads are shifted by from an aligned start",
+     .used_by = "offset"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* What each variant reads: its table argument. Output element i comes from input element
- * source_index(kind, i). */
-enum { SOURCE_COALESCED, SOURCE_STRIDED, SOURCE_OFFSET, SOURCE_BROADCAST };
+/* Every variant copies: output element i is input element source(i, distance), where distance
+ * is the size the variant's kernel takes last (none: 0). */
+typedef struct {
+    const char *distance;
+    uint64_t (*source)(uint64_t i, uint64_t distance);
+} copy_source;
 
-static void launch_coalesced(const ml_problem *problem);
-static void launch_gather(const ml_problem *problem);
-static void predict_coalesced(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_gather(long long kind, const long long *param, ml_prediction *prediction);
+static uint64_t same_index(uint64_t i, uint64_t distance) { return i; }
+static uint64_t strided_index(uint64_t i, uint64_t stride) { return i * stride; }
+static uint64_t offset_index(uint64_t i, uint64_t offset) { return i + offset; }
+static uint64_t warp_index(uint64_t i, uint64_t distance) { return i / 32; }
+
+static const copy_source aligned = {NULL, same_index};
+static const copy_source strided = {"stride", strided_index};
+static const copy_source shifted = {"offset", offset_index};
+static const copy_source broadcast = {NULL, warp_index};
+
+/* Three launches (a float4 copy, a copy with a distance, one without): one family each, sharing
+ * the buffers and the reference. */
+extern const ml_family vector_copy, distance_copy, warp_copy;
 
 #define COPY_METRICS \
     "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
@@ -44,68 +56,68 @@ static void predict_gather(long long kind, const long long *param, ml_prediction
 
 static const ml_variant variants[] = {
     {.name = "coalesced", .summary = "out[i] = in[i], one float4 (16 bytes) per thread",
-     .kernel = "copy_coalesced", .block = {THREADS_PER_BLOCK}, .launch = launch_coalesced,
-     .argument = SOURCE_COALESCED, .uses = "n", .metrics = COPY_METRICS,
-     .predict = predict_coalesced},
+     .family = &vector_copy, .kernel = "copy_coalesced", .block = {THREADS_PER_BLOCK},
+     .constants = &aligned, .metrics = COPY_METRICS},
     {.name = "strided", .summary = "out[i] = in[i * stride]: neighbouring lanes read stride floats apart",
-     .kernel = "copy_strided", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
-     .argument = SOURCE_STRIDED, .uses = "n,stride", .metrics = COPY_METRICS,
-     .predict = predict_gather},
+     .family = &distance_copy, .kernel = "copy_strided", .block = {THREADS_PER_BLOCK},
+     .constants = &strided, .metrics = COPY_METRICS},
     {.name = "offset", .summary = "out[i] = in[i + offset]: the warp's floats start offset floats late",
-     .kernel = "copy_offset", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
-     .argument = SOURCE_OFFSET, .uses = "n,offset", .metrics = COPY_METRICS,
-     .predict = predict_gather},
+     .family = &distance_copy, .kernel = "copy_offset", .block = {THREADS_PER_BLOCK},
+     .constants = &shifted, .metrics = COPY_METRICS},
     {.name = "broadcast", .summary = "out[i] = in[i / 32]: all 32 lanes of a warp read one address",
-     .kernel = "copy_broadcast", .block = {THREADS_PER_BLOCK}, .launch = launch_gather,
-     .argument = SOURCE_BROADCAST, .uses = "n", .metrics = COPY_METRICS,
-     .predict = predict_gather},
+     .family = &warp_copy, .kernel = "copy_broadcast", .block = {THREADS_PER_BLOCK},
+     .constants = &broadcast, .metrics = COPY_METRICS},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
-static uint64_t source_index(long long kind, uint64_t i, const long long *param)
+/* The sizes of a copy: n, the distance its kernel takes, and where the input comes from. */
+typedef struct {
+    uint64_t n, distance;
+    const copy_source *source;
+    float *in;
+    size_t in_count;            /* the input's elements: up to the last one read */
+} copy_state;
+
+static copy_state copy_sizes(const ml_problem *problem)
 {
-    switch (kind) {
-    case SOURCE_STRIDED:
-        return i * (uint64_t)param[PARAM_STRIDE];
-    case SOURCE_OFFSET:
-        return i + (uint64_t)param[PARAM_OFFSET];
-    case SOURCE_BROADCAST:
-        return i / 32;
-    default:
-        return i;
-    }
+    const copy_source *source = ML_CONSTANTS(copy_source, problem);
+    copy_state sizes = {(uint64_t)ml_size(problem, "n"), 0, source, NULL, 0};
+    if (source->distance != NULL)
+        sizes.distance = (uint64_t)ml_size(problem, source->distance);
+    sizes.in_count = source->source(sizes.n - 1, sizes.distance) + 1;
+    return sizes;
 }
 
 /* ---- launches ------------------------------------------------------------------------------- */
 
-typedef struct {
-    float *in;
-    size_t in_count;
-} lab_state;
-
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
+ * linked kernels.cu; ML_LAUNCH runs the kernel found by name in the loaded kernels file, with
  * the block of its table entry. */
-static void launch_coalesced(const ml_problem *problem)
+static void launch_vector_copy(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
+    const copy_state *state = (const copy_state *)problem->state;
+    size_t n = state->n;
     size_t threads = n / 4 > n % 4 ? n / 4 : n % 4;
-    /* copy_coalesced<<<blocks, THREADS_PER_BLOCK>>>(in, out, n) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n};
-    ml_launch(problem, ml_blocks_of(problem, threads), 0, arguments);
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(n)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, threads), 0, arguments);
 }
 
-/* One float per thread: copy_strided(in, out, n, stride), copy_offset(in, out, n, offset),
- * copy_broadcast(in, out, n) (which reads the first three arguments only). */
-static void launch_gather(const ml_problem *problem)
+/* One float per thread: copy_strided(in, out, n, stride), copy_offset(in, out, n, offset). */
+static void launch_distance_copy(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    size_t distance = (size_t)problem->param[problem->argument == SOURCE_STRIDED ? PARAM_STRIDE
-                                                                                 : PARAM_OFFSET];
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &distance};
-    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
+    const copy_state *state = (const copy_state *)problem->state;
+    size_t n = state->n, distance = state->distance;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(n),
+                               ML_ARG(distance)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, n), 0, arguments);
+}
+
+/* copy_broadcast(in, out, n) */
+static void launch_warp_copy(const ml_problem *problem)
+{
+    const copy_state *state = (const copy_state *)problem->state;
+    size_t n = state->n;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(n)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, n), 0, arguments);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
@@ -116,15 +128,15 @@ static void launch_gather(const ml_problem *problem)
  * times the stride, 4 bytes, or none): a step shorter than a fill skips no fill, so the fills
  * read are every one from the first element's to the last's; a step of a fill or more puts
  * every element in a fill of its own. */
-static double dram_read_bytes(long long kind, uint64_t n, const long long *param)
+static double dram_read_bytes(const copy_state *copy)
 {
     uint64_t fill_bytes = ml_model_gpu()->dram_fill_bytes;
-    uint64_t step_bytes = kind == SOURCE_STRIDED ? (uint64_t)param[PARAM_STRIDE] * sizeof(float)
-                                                 : sizeof(float);
-    uint64_t fills = n;
+    uint64_t step_bytes = (copy->source->source(1, copy->distance) -
+                           copy->source->source(0, copy->distance)) * sizeof(float);
+    uint64_t fills = copy->n;
     if (step_bytes < fill_bytes)
-        fills = source_index(kind, n - 1, param) * sizeof(float) / fill_bytes -
-                source_index(kind, 0, param) * sizeof(float) / fill_bytes + 1;
+        fills = copy->source->source(copy->n - 1, copy->distance) * sizeof(float) / fill_bytes -
+                copy->source->source(0, copy->distance) * sizeof(float) / fill_bytes + 1;
     return (double)fills * fill_bytes;
 }
 
@@ -147,9 +159,10 @@ static void predict_from_totals(const ml_global_totals *loads, const ml_global_t
  * i = 32w + lane and writes out[i]. Every full warp has the same pattern relative to a 128-byte
  * line (buffers are 256-byte aligned and a warp's step is a multiple of 128 bytes), so the
  * first full warp stands for all of them; the last, partial warp is modelled on its own. */
-static void predict_gather(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_gather(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t n = (uint64_t)param[PARAM_N];
+    copy_state copy = copy_sizes(problem);
+    uint64_t n = copy.n;
     uint64_t full_warps = n / ML_WARP_SIZE;
     ml_global_totals loads = {0}, stores = {0};
     uint64_t warp_starts[2] = {0, full_warps * ML_WARP_SIZE};
@@ -163,18 +176,19 @@ static void predict_gather(long long kind, const long long *param, ml_prediction
                                ml_first_lanes(n - first));
         load = store;
         for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
-            load.address[lane] = source_index(kind, first + lane, param) * sizeof(float);
+            load.address[lane] = copy.source->source(first + lane, copy.distance) * sizeof(float);
         ml_global_totals_add(&loads, &load, repeats[k]);
         ml_global_totals_add(&stores, &store, repeats[k]);
     }
-    predict_from_totals(&loads, &stores, dram_read_bytes(kind, n, param), n, prediction);
+    predict_from_totals(&loads, &stores, dram_read_bytes(&copy), n, prediction);
 }
 
 /* The float4 copy: lane i moves 16 bytes at 16 * i, then the first n % 4 lanes of warp 0 move
  * the scalar tail (a second load and store instruction, one request each). */
-static void predict_coalesced(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_coalesced(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t n = (uint64_t)param[PARAM_N];
+    copy_state copy = copy_sizes(problem);
+    uint64_t n = copy.n;
     uint64_t vectors = n / 4, full_warps = vectors / ML_WARP_SIZE;
     ml_global_totals moves = {0};
     ml_warp_access access;
@@ -194,81 +208,79 @@ static void predict_coalesced(long long kind, const long long *param, ml_predict
         ml_global_totals_add(&moves, &access, 1.0);
     }
     /* Loads and stores have the same shape. */
-    predict_from_totals(&moves, &moves, dram_read_bytes(kind, n, param), n, prediction);
+    predict_from_totals(&moves, &moves, dram_read_bytes(&copy), n, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+static double device_bytes(const ml_problem *problem)
 {
-    uint64_t n = (uint64_t)param[PARAM_N];
-    uint64_t in_count = source_index(variant->argument, n - 1, param) + 1;
-    return (double)(in_count + n) * sizeof(float);
+    copy_state copy = copy_sizes(problem);
+    return (double)(copy.in_count + copy.n) * sizeof(float);
+}
+
+static double bytes_moved(const ml_problem *problem)
+{
+    return (double)copy_sizes(problem).n * sizeof(float);
 }
 
 /* The input from the seed; the reference recomputes each value it needs from the same seed, so
  * no copy of the input comes back. */
 static void fill_inputs(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
+    copy_state *state = (copy_state *)problem->state;
     ml_fill_random(state->in, state->in_count, problem->seed);
 }
 
 static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
                          void *values)
 {
+    const copy_state *state = (const copy_state *)problem->state;
     float *reference = (float *)values;
     for (size_t k = 0; k < count; k++)
-        reference[k] = ml_random_value(
-            problem->seed, source_index(problem->argument, position[k], problem->param));
+        reference[k] = ml_random_value(problem->seed,
+                                       state->source->source(position[k], state->distance));
 }
 
 static void setup(ml_problem *problem)
 {
-    const long long *param = problem->param;
-    uint64_t n = (uint64_t)param[PARAM_N];
-    long long kind = problem->argument;
-
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    state->in_count = source_index(kind, n - 1, param) + 1;
-    state->in = (float *)ml_device_alloc(state->in_count * sizeof(float));
-    problem->state = state;
+    copy_state *state = (copy_state *)problem->state;
+    *state = copy_sizes(problem);
+    state->in = (float *)ml_device_buffer(problem, state->in_count * sizeof(float));
     fill_inputs(problem);
-
-    float *reference = (float *)ml_host_alloc(n * sizeof(float));
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, state->n, 0.0); /* a copy is exact */
 #pragma omp parallel for
-    for (uint64_t i = 0; i < n; i++)
-        reference[i] = ml_random_value(problem->seed, source_index(kind, i, param));
-
-    problem->output = (float *)ml_device_alloc(n * sizeof(float));
-    problem->output_count = n;
-    problem->reference = reference;
-    problem->tolerance = 0.0; /* a copy is exact */
-    problem->bytes = 2.0 * n * sizeof(float);
-    problem->flops = 0;
+    for (uint64_t i = 0; i < state->n; i++)
+        problem->reference[i] = ml_random_value(problem->seed,
+                                                state->source->source(i, state->distance));
 }
 
-static void teardown(ml_problem *problem)
-{
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    free(state);
-}
+const ml_family vector_copy = {
+    .name = "vector_copy", .state_bytes = sizeof(copy_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_vector_copy, .predict = predict_coalesced, .bytes_read = bytes_moved,
+    .bytes_written = bytes_moved,
+};
+const ml_family distance_copy = {
+    .name = "distance_copy", .state_bytes = sizeof(copy_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_distance_copy, .predict = predict_gather, .bytes_read = bytes_moved,
+    .bytes_written = bytes_moved,
+};
+const ml_family warp_copy = {
+    .name = "warp_copy", .state_bytes = sizeof(copy_state), .device_bytes = device_bytes,
+    .setup = setup, .fill_inputs = fill_inputs, .reference_at = reference_at,
+    .launch = launch_warp_copy, .predict = predict_gather, .bytes_read = bytes_moved,
+    .bytes_written = bytes_moved,
+};
 
 static const ml_lab lab = {
     .program = "coalescing",
     .title = "Lab 04: coalesced vs strided vs misaligned global memory access",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
+    .num_variants = ML_COUNT(variants),
 };
 
 int main(int argc, char **argv)

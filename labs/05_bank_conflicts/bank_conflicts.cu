@@ -30,29 +30,44 @@ static_assert(WARP_LANES == ML_WARP_SIZE && SHARED_BANKS == ML_SHARED_BANKS &&
 
 #define STRIDE_THREADS 256
 #define STRIDE_BLOCKS 32768
+#define STRIDE_OUTPUTS ((size_t)STRIDE_BLOCKS * STRIDE_THREADS) /* one per thread */
 
-enum { PARAM_ROWS, PARAM_COLS, PARAM_STRIDE, PARAM_WIDTH, PARAM_COUNT };
-
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     /* Tile rows go in gridDim.y, which stops at 65535. */
-    {"rows", 8192, 1, 65535 * TILE, "transposes: rows of the input matrix (floats)"},
-    {"cols", 8192, 1, 1 << 30, "transposes: columns of the input matrix (floats)"},
-    {"stride", 32, 1, MAX_STRIDE, "shared_stride: lane i reads element i * stride"},
-    {"width", 4, 4, 16, "shared_stride: bytes per load, 4, 8 or 16"},
+    {"rows", 8192, 1, 65535 * TILE, "transposes: rows of the input matrix (floats)",
+     .used_by = "naive_transpose,tiled_transpose"},
+    {"cols", 8192, 1, 1 << 30, "transposes: columns of the input matrix (floats)",
+     .used_by = "naive_transpose,tiled_transpose"},
+    {"stride", 32, 1, MAX_STRIDE, "shared_stride: lane i reads element i * stride",
+     .used_by = "shared_stride"},
+    {"width", 4, 4, 16, "shared_stride: bytes per load, 4, 8 or 16", .used_by = "shared_stride"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* What each variant is: its table argument. The transposes share a launch and differ in the
- * tile their kernel keeps; shared_stride and broadcast share a kernel, broadcast at stride 0. */
-enum { TRANSPOSE_NAIVE, TRANSPOSE_SHARED, TRANSPOSE_PADDED, TRANSPOSE_SWIZZLED, SHARED_STRIDE,
-       BROADCAST };
+/* A tiled transpose's shared tile: element (r, c) is word r * row_words + (c ^ (r & swizzle)),
+ * the indexing its kernel in kernels.cu does. */
+typedef struct {
+    unsigned row_words, swizzle;
+} tile_layout;
 
-static void launch_transpose(const ml_problem *problem);
-static void launch_reads(const ml_problem *problem);
-static void predict_naive(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_tiled(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_reads(long long kind, const long long *param, ml_prediction *prediction);
+static const tile_layout square_tile = {TILE, 0};          /* tile[r][c] */
+static const tile_layout padded_tile = {TILE + 1, 0};      /* tile[32][33] */
+static const tile_layout swizzled_tile = {TILE, TILE - 1}; /* tile[r][c ^ r] */
+
+/* A bank experiment's loads: lane i reads element i * stride of width_bytes each. Each is the
+ * size the variant reads by the name given, or, without a name, the fixed value beside it. */
+typedef struct {
+    const char *stride_size, *width_size;
+    int stride, width_bytes;
+} read_pattern;
+
+static const read_pattern strided_reads = {"stride", "width", 0, 0};
+static const read_pattern broadcast_reads = {NULL, NULL, 0, ML_BANK_BYTES};
+
+/* The transposes copy a matrix (the naive one and the tiled ones have different models); the
+ * bank experiments run one kernel that reads a shared array, the broadcast at stride 0. */
+extern const ml_family naive_transpose, tiled_transpose, shared_reads;
 
 #define GLOBAL_METRICS \
     "gld_efficiency,gst_efficiency,gld_transactions_per_request,gst_transactions_per_request"
@@ -66,88 +81,81 @@ static void predict_reads(long long kind, const long long *param, ml_prediction 
 static const ml_variant variants[] = {
     {.name = "transpose_naive",
      .summary = "out[c][r] = in[r][c] straight through global memory, no tile",
-     .kernel = "transpose_naive_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
-     .argument = TRANSPOSE_NAIVE, .uses = "rows,cols", .metrics = GLOBAL_METRICS,
-     .predict = predict_naive},
+     .family = &naive_transpose, .kernel = "transpose_naive_kernel", .block = {TILE, BLOCK_ROWS},
+     .metrics = GLOBAL_METRICS},
     {.name = "transpose_shared",
      .summary = "through a 32x32 shared tile, written by rows and read down its columns",
-     .kernel = "transpose_shared_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
-     .argument = TRANSPOSE_SHARED, .uses = "rows,cols", .metrics = TILE_METRICS,
-     .predict = predict_tiled},
+     .family = &tiled_transpose, .kernel = "transpose_shared_kernel", .block = {TILE, BLOCK_ROWS},
+     .constants = &square_tile, .metrics = TILE_METRICS},
     {.name = "transpose_padded",
      .summary = "the same, the tile padded by one word per row",
-     .kernel = "transpose_padded_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
-     .argument = TRANSPOSE_PADDED, .uses = "rows,cols", .metrics = TILE_METRICS,
-     .predict = predict_tiled},
+     .family = &tiled_transpose, .kernel = "transpose_padded_kernel", .block = {TILE, BLOCK_ROWS},
+     .constants = &padded_tile, .metrics = TILE_METRICS},
     {.name = "transpose_swizzled",
      .summary = "the same, a [32][32] tile whose rows are permuted by an XOR swizzle",
-     .kernel = "transpose_swizzled_kernel", .block = {TILE, BLOCK_ROWS}, .launch = launch_transpose,
-     .argument = TRANSPOSE_SWIZZLED, .uses = "rows,cols", .metrics = TILE_METRICS,
-     .predict = predict_tiled},
+     .family = &tiled_transpose, .kernel = "transpose_swizzled_kernel",
+     .block = {TILE, BLOCK_ROWS}, .constants = &swizzled_tile, .metrics = TILE_METRICS},
     {.name = "shared_stride",
      .summary = "lane i reads shared element i * stride, --width bytes (4, 8 or 16) each",
-     .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS}, .launch = launch_reads,
-     .argument = SHARED_STRIDE, .uses = "stride,width", .metrics = SHARED_LOAD_METRICS,
-     .predict = predict_reads},
+     .family = &shared_reads, .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS},
+     .constants = &strided_reads, .metrics = SHARED_LOAD_METRICS},
     /* Reads no size: always stride 0 of 4-byte words. */
     {.name = "broadcast",
      .summary = "all 32 lanes of a warp read the same shared word",
-     .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS}, .launch = launch_reads,
-     .argument = BROADCAST, .uses = "", .metrics = SHARED_LOAD_METRICS,
-     .predict = predict_reads},
+     .family = &shared_reads, .kernel = "shared_stride_kernel", .block = {STRIDE_THREADS},
+     .constants = &broadcast_reads, .metrics = SHARED_LOAD_METRICS},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
-/* The four transposes copy a matrix; shared_stride and broadcast read a shared array. */
-static int is_transpose(long long kind)
-{
-    return kind != SHARED_STRIDE && kind != BROADCAST;
-}
+/* A transpose: the input matrix's shape, and the matrix. */
+typedef struct {
+    uint64_t rows, cols;
+    float *in;
+} transpose_state;
 
-/* The stride and width the bank experiments run with: broadcast is stride 0, 4-byte words. */
-static int stride_of(long long kind, const long long *param)
-{
-    return kind == BROADCAST ? 0 : (int)param[PARAM_STRIDE];
-}
+/* A bank experiment: its loads, the array it copies into shared memory, and the sum each lane
+ * makes of the input fill_inputs wrote, for reference_at (every warp's lane i makes the same). */
+typedef struct {
+    int stride, width_bytes;
+    float *in;
+    float lane_sum[WARP_LANES];
+} reads_state;
 
-static int width_of(long long kind, const long long *param)
+static reads_state read_sizes(const ml_problem *problem)
 {
-    return kind == BROADCAST ? ML_BANK_BYTES : (int)param[PARAM_WIDTH];
+    const read_pattern *pattern = ML_CONSTANTS(read_pattern, problem);
+    reads_state sizes = {pattern->stride, pattern->width_bytes, NULL, {0}};
+    if (pattern->stride_size != NULL)
+        sizes.stride = (int)ml_size(problem, pattern->stride_size);
+    if (pattern->width_size != NULL)
+        sizes.width_bytes = (int)ml_size(problem, pattern->width_size);
+    return sizes;
 }
 
 /* ---- launches ------------------------------------------------------------------------------- */
 
-typedef struct {
-    float *in;
-    /* shared_stride and broadcast: the sum each lane makes of the input fill_inputs wrote, for
-     * reference_at (every warp's lane i makes the same one) */
-    float lane_sum[WARP_LANES];
-} lab_state;
-
 /* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
- * kernels.cu; ml_launch runs the variant's kernel, found by name in the loaded kernels file,
+ * kernels.cu; ML_LAUNCH runs the variant's kernel, found by name in the loaded kernels file,
  * with the block of its table entry. The four transposes take the same arguments and the same
  * launch: one TILE x BLOCK_ROWS block per TILE x TILE tile. */
 static void launch_transpose(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    int rows = (int)problem->param[PARAM_ROWS], cols = (int)problem->param[PARAM_COLS];
+    const transpose_state *state = (const transpose_state *)problem->state;
+    int rows = (int)state->rows, cols = (int)state->cols;
     dim3 grid(ml_blocks_for((size_t)cols, TILE), ml_blocks_for((size_t)rows, TILE));
     /* transpose_..._kernel<<<grid, block>>>(in, out, rows, cols) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &rows, &cols};
-    ml_launch(problem, grid, 0, arguments);
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(rows),
+                               ML_ARG(cols)};
+    ML_LAUNCH(problem, grid, 0, arguments);
 }
 
-/* shared_stride and broadcast: the same kernel, broadcast at stride 0. */
+/* shared_stride_kernel<<<STRIDE_BLOCKS, STRIDE_THREADS>>>((const float4 *)in, out, stride,
+ *                                                        width_bytes) */
 static void launch_reads(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    int stride = stride_of(problem->argument, problem->param);
-    int width_bytes = width_of(problem->argument, problem->param);
-    /* shared_stride_kernel<<<STRIDE_BLOCKS, STRIDE_THREADS>>>((const float4 *)in, out, stride,
-     *                                                        width_bytes) */
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &stride, &width_bytes};
-    ml_launch(problem, STRIDE_BLOCKS, 0, arguments);
+    const reads_state *state = (const reads_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(state->stride),
+                               ML_ARG(state->width_bytes)};
+    ML_LAUNCH(problem, STRIDE_BLOCKS, 0, arguments);
 }
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
@@ -253,28 +261,19 @@ static void add_line_accesses(ml_global_totals *totals, uint64_t line_count, uin
     }
 }
 
-static void predict_naive(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_naive(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)kind;
-    uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
+    uint64_t rows = (uint64_t)ml_size(problem, "rows"), cols = (uint64_t)ml_size(problem, "cols");
     ml_global_totals loads = {0}, stores = {0};
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, rows, cols, rows);
     predict_global(&loads, &stores, prediction);
 }
 
-/* Word offset of tile element (r, c) in each tiled kernel's shared tile: the host's copy of the
- * indexing the kernels of kernels.cu do. */
-static unsigned tile_word(long long kind, unsigned r, unsigned c)
+/* Byte offset of tile element (r, c) in the shared tile of this layout. */
+static uint64_t tile_byte(const tile_layout *layout, unsigned r, unsigned c)
 {
-    switch (kind) {
-    case TRANSPOSE_PADDED:
-        return r * (TILE + 1) + c;
-    case TRANSPOSE_SWIZZLED:
-        return r * TILE + (c ^ r);
-    default: /* TRANSPOSE_SHARED */
-        return r * TILE + c;
-    }
+    return (r * layout->row_words + (c ^ (r & layout->swizzle))) * sizeof(float);
 }
 
 /* The shared accesses of one tile of height x width elements (32 x 32 inside the matrix, less
@@ -283,7 +282,7 @@ static unsigned tile_word(long long kind, unsigned r, unsigned c)
  * A warp with no element to move makes no access. (The compiler may still issue such a warp's
  * store with every lane switched off, which the instruction counter can count: at sizes that
  * are not multiples of 32, compare conflicts and wavefronts, not instruction counts.) */
-static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, long long kind,
+static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, const tile_layout *layout,
                      unsigned height, unsigned width, double tiles)
 {
     ml_warp_access access;
@@ -291,20 +290,21 @@ static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, long lon
     for (unsigned k = 0; k < height; k++) {
         access.active_mask = ml_first_lanes(width);
         for (unsigned x = 0; x < ML_WARP_SIZE; x++)
-            access.address[x] = tile_word(kind, k, x) * sizeof(float);
+            access.address[x] = tile_byte(layout, k, x);
         ml_shared_totals_add(stores, &access, tiles);
     }
     for (unsigned k = 0; k < width; k++) {
         access.active_mask = ml_first_lanes(height);
         for (unsigned x = 0; x < ML_WARP_SIZE; x++)
-            access.address[x] = tile_word(kind, x, k) * sizeof(float);
+            access.address[x] = tile_byte(layout, x, k);
         ml_shared_totals_add(loads, &access, tiles);
     }
 }
 
-static void predict_tiled(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
+    const tile_layout *layout = ML_CONSTANTS(tile_layout, problem);
+    uint64_t rows = (uint64_t)ml_size(problem, "rows"), cols = (uint64_t)ml_size(problem, "cols");
     /* Tiles come in up to four shapes: full, cut at the right, cut at the bottom, the corner. */
     unsigned heights[2] = {TILE, (unsigned)(rows % TILE)};
     unsigned widths[2] = {TILE, (unsigned)(cols % TILE)};
@@ -314,7 +314,7 @@ static void predict_tiled(long long kind, const long long *param, ml_prediction 
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
             if (row_tiles[i] * col_tiles[j] > 0)
-                add_tile(&shared_loads, &shared_stores, kind, heights[i], widths[j],
+                add_tile(&shared_loads, &shared_stores, layout, heights[i], widths[j],
                          row_tiles[i] * col_tiles[j]);
 
     /* Global loads are the naive kernel's; stores write the cols rows of out, each rows long. */
@@ -331,40 +331,43 @@ static void predict_tiled(long long kind, const long long *param, ml_prediction 
  * further on), so one warp access, scaled, stands for the launch. Before them each block copies
  * stride_vectors 16-byte vectors into shared memory, eight to a wavefront (a warp's 32
  * consecutive vectors are four). */
-static void predict_reads(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_reads(const ml_problem *problem, ml_prediction *prediction)
 {
-    int stride = stride_of(kind, param), width_bytes = width_of(kind, param);
+    reads_state reads = read_sizes(problem);
     ml_warp_access access;
-    ml_warp_access_strided(&access, 0, (int64_t)stride * width_bytes, (unsigned)width_bytes,
-                           ML_ALL_LANES);
+    ml_warp_access_strided(&access, 0, (int64_t)reads.stride * reads.width_bytes,
+                           (unsigned)reads.width_bytes, ML_ALL_LANES);
     double warps = (double)STRIDE_BLOCKS * (STRIDE_THREADS / ML_WARP_SIZE);
     ml_shared_totals loads = {0};
     ml_shared_totals_add(&loads, &access, warps * LOADS_PER_THREAD);
     double store_wavefronts = (double)STRIDE_BLOCKS *
-                              (double)ml_ceil_div(stride_vectors(stride, width_bytes), 8);
+                              (double)ml_ceil_div(stride_vectors(reads.stride, reads.width_bytes), 8);
     predict_shared(&shared_load_counters, &loads, store_wavefronts, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
 
-static double device_bytes(const ml_variant *variant, const long long *param)
-{
-    long long kind = variant->argument;
-    if (is_transpose(kind))
-        return 2.0 * (double)param[PARAM_ROWS] * (double)param[PARAM_COLS] * sizeof(float);
-    double vectors = stride_vectors(stride_of(kind, param), width_of(kind, param));
-    return vectors * sizeof(float4) + (double)STRIDE_BLOCKS * STRIDE_THREADS * sizeof(float);
-}
-
-static const char *check_params(const long long *param)
+static const char *check_params(const ml_problem *problem)
 {
     static char message[96];
-    long long width = param[PARAM_WIDTH];
+    long long width = ml_size(problem, "width");
     if (width == 4 || width == 8 || width == 16)
         return NULL;
     snprintf(message, sizeof message, "--width must be 4, 8 or 16 (bytes per shared load), got %lld",
              width);
     return message;
+}
+
+/* The matrix, read once and written once. */
+static double matrix_bytes(const ml_problem *problem)
+{
+    return (double)(ml_size(problem, "rows") * ml_size(problem, "cols")) * sizeof(float);
+}
+
+/* The input and the output. */
+static double matrix_device_bytes(const ml_problem *problem)
+{
+    return 2.0 * matrix_bytes(problem);
 }
 
 /* The input value at index i is ml_random_value(seed, i): out[c][r] = in[r][c], element
@@ -375,10 +378,52 @@ static float transposed_value(uint64_t seed, uint64_t rows, uint64_t cols, size_
     return ml_random_value(seed, r * cols + c);
 }
 
-/* The floats shared_stride_kernel copies into shared memory (broadcast's too). */
-static size_t read_words(long long kind, const long long *param)
+/* The matrix, new from problem->seed, on the GPU. */
+static void fill_matrix(ml_problem *problem)
 {
-    return (size_t)stride_vectors(stride_of(kind, param), width_of(kind, param)) * 4;
+    transpose_state *state = (transpose_state *)problem->state;
+    ml_fill_random(state->in, (size_t)state->rows * (size_t)state->cols, problem->seed);
+}
+
+static void transposed_at(const ml_problem *problem, const size_t *position, size_t count,
+                          void *values)
+{
+    const transpose_state *state = (const transpose_state *)problem->state;
+    float *reference = (float *)values;
+    for (size_t k = 0; k < count; k++)
+        reference[k] = transposed_value(problem->seed, state->rows, state->cols, position[k]);
+}
+
+static void setup_transpose(ml_problem *problem)
+{
+    transpose_state *state = (transpose_state *)problem->state;
+    uint64_t rows = (uint64_t)ml_size(problem, "rows"), cols = (uint64_t)ml_size(problem, "cols");
+    state->rows = rows;
+    state->cols = cols;
+    state->in = (float *)ml_device_buffer(problem, rows * cols * sizeof(float));
+    fill_matrix(problem);
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, rows * cols, 0.0); /* a copy is exact */
+#pragma omp parallel for
+    for (size_t i = 0; i < problem->output_count; i++)
+        problem->reference[i] = transposed_value(problem->seed, rows, cols, i);
+}
+
+/* The floats shared_stride_kernel copies into shared memory (broadcast's too). */
+static size_t read_words(const reads_state *reads)
+{
+    return (size_t)stride_vectors(reads->stride, reads->width_bytes) * 4;
+}
+
+static double reads_device_bytes(const ml_problem *problem)
+{
+    reads_state reads = read_sizes(problem);
+    return (double)(read_words(&reads) + STRIDE_OUTPUTS) * sizeof(float);
+}
+
+/* The shared-memory bytes the warps read. */
+static double shared_bytes_read(const ml_problem *problem)
+{
+    return (double)STRIDE_OUTPUTS * LOADS_PER_THREAD * read_sizes(problem).width_bytes;
 }
 
 /* Each thread's sum depends only on its lane: the same loads, added in the same order. */
@@ -398,92 +443,59 @@ static void sum_lanes(uint64_t seed, int stride, int width_bytes, float *lane_su
     }
 }
 
-/* The input, new from problem->seed, on the GPU; for the bank experiments also each lane's sum
- * (2,048 loads of at most 4 floats, on the host). */
-static void fill_inputs(ml_problem *problem)
+/* The array, new from problem->seed, on the GPU, and each lane's sum of it (2,048 loads of at
+ * most 4 floats, on the host). */
+static void fill_reads(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    long long kind = problem->argument;
-    const long long *param = problem->param;
-    if (is_transpose(kind)) {
-        ml_fill_random(state->in, (size_t)param[PARAM_ROWS] * (size_t)param[PARAM_COLS],
-                       problem->seed);
-    } else {
-        ml_fill_random(state->in, read_words(kind, param), problem->seed);
-        sum_lanes(problem->seed, stride_of(kind, param), width_of(kind, param), state->lane_sum);
-    }
+    reads_state *state = (reads_state *)problem->state;
+    ml_fill_random(state->in, read_words(state), problem->seed);
+    sum_lanes(problem->seed, state->stride, state->width_bytes, state->lane_sum);
 }
 
-static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
+static void lane_sums_at(const ml_problem *problem, const size_t *position, size_t count,
                          void *values)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    uint64_t rows = (uint64_t)problem->param[PARAM_ROWS];
-    uint64_t cols = (uint64_t)problem->param[PARAM_COLS];
+    const reads_state *state = (const reads_state *)problem->state;
     float *reference = (float *)values;
     for (size_t k = 0; k < count; k++)
-        reference[k] = is_transpose(problem->argument)
-                           ? transposed_value(problem->seed, rows, cols, position[k])
-                           : state->lane_sum[position[k] % ML_WARP_SIZE];
+        reference[k] = state->lane_sum[position[k] % ML_WARP_SIZE];
 }
 
-static void setup(ml_problem *problem)
+static void setup_reads(ml_problem *problem)
 {
-    const long long *param = problem->param;
-    long long kind = problem->argument;
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    problem->state = state;
-    if (is_transpose(kind)) {
-        uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
-        state->in = (float *)ml_device_alloc(rows * cols * sizeof(float));
-        problem->output_count = rows * cols;
-        problem->bytes = 2.0 * (double)(rows * cols) * sizeof(float);
-    } else {
-        state->in = (float *)ml_device_alloc(read_words(kind, param) * sizeof(float));
-        problem->output_count = (size_t)STRIDE_BLOCKS * STRIDE_THREADS;
-        problem->bytes = (double)problem->output_count * LOADS_PER_THREAD * width_of(kind, param);
-    }
-    fill_inputs(problem);
-
-    float *reference = (float *)ml_host_alloc(problem->output_count * sizeof(float));
-    if (is_transpose(kind)) {
-        uint64_t rows = (uint64_t)param[PARAM_ROWS], cols = (uint64_t)param[PARAM_COLS];
-#pragma omp parallel for
-        for (size_t i = 0; i < problem->output_count; i++)
-            reference[i] = transposed_value(problem->seed, rows, cols, i);
-    } else {
-        for (size_t i = 0; i < problem->output_count; i++)
-            reference[i] = state->lane_sum[i % ML_WARP_SIZE];
-    }
-    problem->reference = reference;
-    problem->output = (float *)ml_device_alloc(problem->output_count * sizeof(float));
-    /* Copies are exact, and the sums add the same floats in the same order as the kernel. */
-    problem->tolerance = 0.0;
-    problem->flops = 0;
+    reads_state *state = (reads_state *)problem->state;
+    *state = read_sizes(problem);
+    state->in = (float *)ml_device_buffer(problem, read_words(state) * sizeof(float));
+    fill_reads(problem);
+    /* The sums add the same floats in the same order as the kernel: exact. */
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, STRIDE_OUTPUTS, 0.0);
+    for (size_t i = 0; i < problem->output_count; i++)
+        problem->reference[i] = state->lane_sum[i % ML_WARP_SIZE];
 }
 
-static void teardown(ml_problem *problem)
-{
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    free(state);
-}
+const ml_family naive_transpose = {
+    .name = "naive_transpose", .state_bytes = sizeof(transpose_state),
+    .device_bytes = matrix_device_bytes, .setup = setup_transpose, .fill_inputs = fill_matrix,
+    .reference_at = transposed_at, .launch = launch_transpose, .predict = predict_naive,
+    .bytes_read = matrix_bytes, .bytes_written = matrix_bytes};
+const ml_family tiled_transpose = {
+    .name = "tiled_transpose", .state_bytes = sizeof(transpose_state),
+    .device_bytes = matrix_device_bytes, .setup = setup_transpose, .fill_inputs = fill_matrix,
+    .reference_at = transposed_at, .launch = launch_transpose, .predict = predict_tiled,
+    .bytes_read = matrix_bytes, .bytes_written = matrix_bytes};
+const ml_family shared_reads = {
+    .name = "shared_reads", .state_bytes = sizeof(reads_state), .device_bytes = reads_device_bytes,
+    .setup = setup_reads, .fill_inputs = fill_reads, .reference_at = lane_sums_at,
+    .launch = launch_reads, .predict = predict_reads, .bytes_read = shared_bytes_read};
 
 static const ml_lab lab = {
     .program = "bank_conflicts",
     .title = "Lab 05: shared-memory banks: conflicts, padding, swizzling, broadcast",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .check_params = check_params,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

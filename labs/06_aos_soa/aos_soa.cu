@@ -34,9 +34,7 @@ enum { FIELD_X, FIELD_Y, FIELD_Z, FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_INVERSE_MA
 /* Fields the SoA update writes: all but inverse mass and charge, which never change. */
 #define CHANGING_FIELDS 6
 
-enum { PARAM_N, PARAM_FIELDS, PARAM_COUNT };
-
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     {"n", 1 << 26, 1, 1ll << 31, "particles (one per thread; four per thread in soa)"},
     {"fields", FIELD_COUNT, 1, FIELD_COUNT,
      "fields each particle's update uses: 1 (x alone) or 8 (all)"},
@@ -49,14 +47,27 @@ static const ml_param params[PARAM_COUNT] = {
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* The particles' layout: each variant's table argument, read by its prediction, its buffers and
- * the CPU reference. */
-enum { LAYOUT_AOS, LAYOUT_AOS_ALIGNED, LAYOUT_SOA };
+/* Where a layout keeps each field: field f is slot[f] of its particle (its float in a struct, its
+ * array in the SoA), slot s holds field field[s]; and the bytes one load or store moves. */
+typedef struct {
+    int slot[FIELD_COUNT];
+    int field[FIELD_COUNT];
+    unsigned width;
+} particle_layout;
 
-static void launch_aos(const ml_problem *problem);
-static void launch_soa(const ml_problem *problem);
-static void predict_aos(long long layout, const long long *param, ml_prediction *prediction);
-static void predict_soa(long long layout, const long long *param, ml_prediction *prediction);
+/* struct particle and the SoA keep the fields in FIELD_ order, a float at a time. */
+static const particle_layout in_field_order = {
+    {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, sizeof(float)};
+/* particle_aligned: position.xyz, position.w = inverse mass, velocity.xyz, velocity.w = charge,
+ * moved as two float4s. */
+static const particle_layout float4_pairs = {
+    {0, 1, 2, 4, 5, 6, 3, 7},
+    {FIELD_X, FIELD_Y, FIELD_Z, FIELD_INVERSE_MASS, FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_CHARGE},
+    sizeof(float4)};
+
+/* A struct per particle (one per thread) or an array per field (PARTICLES_PER_THREAD per
+ * thread): the buffers, the launch and the model differ; the update and its reference do not. */
+extern const ml_family array_of_structs, struct_of_arrays;
 
 #define LAYOUT_METRICS \
     "gld_efficiency,gld_transactions_per_request,gst_efficiency,gst_transactions_per_request," \
@@ -64,18 +75,17 @@ static void predict_soa(long long layout, const long long *param, ml_prediction 
 
 static const ml_variant variants[] = {
     {.name = "aos", .summary = "array of 32-byte structs: thread i reads and writes particle i",
-     .kernel = "update_aos", .block = {THREADS_PER_BLOCK}, .launch = launch_aos,
-     .argument = LAYOUT_AOS, .metrics = LAYOUT_METRICS, .predict = predict_aos},
+     .family = &array_of_structs, .kernel = "update_aos", .block = {THREADS_PER_BLOCK},
+     .constants = &in_field_order, .metrics = LAYOUT_METRICS},
     {.name = "aos_aligned",
      .summary = "the struct as two float4s: thread i reads and writes particle i as two float4s",
-     .kernel = "update_aos_aligned", .block = {THREADS_PER_BLOCK}, .launch = launch_aos,
-     .argument = LAYOUT_AOS_ALIGNED, .metrics = LAYOUT_METRICS, .predict = predict_aos},
+     .family = &array_of_structs, .kernel = "update_aos_aligned", .block = {THREADS_PER_BLOCK},
+     .constants = &float4_pairs, .metrics = LAYOUT_METRICS},
     {.name = "soa",
      .summary = "one array per field: lane i of a warp takes element i of each array it needs",
-     .kernel = "update_soa", .block = {THREADS_PER_BLOCK}, .launch = launch_soa,
-     .argument = LAYOUT_SOA, .metrics = LAYOUT_METRICS, .predict = predict_soa},
+     .family = &struct_of_arrays, .kernel = "update_soa", .block = {THREADS_PER_BLOCK},
+     .constants = &in_field_order, .metrics = LAYOUT_METRICS},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
 /* Floats from the start of one SoA array to the next: n rounded up to 32 floats, so that every
  * array starts on a 128-byte line, as it would with a cudaMalloc of its own. */
@@ -85,38 +95,28 @@ static size_t soa_pitch(size_t n)
 }
 
 /* Fields the SoA writes: x alone, or all that change. */
-static size_t soa_written_fields(const long long *param)
+static size_t soa_written_fields(long long fields)
 {
-    return param[PARAM_FIELDS] == 1 ? 1 : CHANGING_FIELDS;
+    return fields == 1 ? 1 : CHANGING_FIELDS;
 }
 
-/* Where field f of particle i is, as a float index into its buffer, in each layout. The input
- * and output buffers of a variant share the layout. */
-static size_t field_index(long long layout, size_t n, size_t i, int f)
-{
-    /* Each field's float in particle_aligned: position.xyz, position.w = inverse mass,
-     * velocity.xyz, velocity.w = charge. */
-    static const int aligned_slot[FIELD_COUNT] = {0, 1, 2, 4, 5, 6, 3, 7};
-    switch (layout) {
-    case LAYOUT_AOS: /* struct particle holds the fields in FIELD_ order */
-        return i * FIELD_COUNT + (size_t)f;
-    case LAYOUT_AOS_ALIGNED:
-        return i * FIELD_COUNT + (size_t)aligned_slot[f];
-    default: /* LAYOUT_SOA */
-        return (size_t)f * soa_pitch(n) + i;
-    }
-}
+typedef struct {
+    size_t n;
+    int fields;                 /* 1 (x alone) or FIELD_COUNT */
+    /* Field f of particle i is float i * particle_step + slot[f] * field_step of its buffer:
+     * steps of FIELD_COUNT and 1 in a struct layout, of 1 and the pitch in the SoA. The input
+     * and output buffers of a variant share the layout. */
+    size_t particle_step, field_step;
+    float *in;                  /* the particles in the variant's layout */
+    size_t in_count;
+    particle_arrays in_arrays;  /* soa: where each field's array starts, in and out */
+    particle_arrays out_arrays;
+} particles_state;
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-typedef struct {
-    float *in;                  /* the particles in the variant's layout */
-    particle_arrays in_arrays;  /* soa: where each field's array starts, in and out */
-    particle_arrays out_arrays;
-} lab_state;
-
 /* Each launch is what kernel<<<blocks, THREADS_PER_BLOCK>>>(arguments) would be if the program
- * linked kernels.cu; ml_launch runs the kernel found by name in the loaded kernels file, with
+ * linked kernels.cu; ML_LAUNCH runs the kernel found by name in the loaded kernels file, with
  * the block of its table entry. */
 
 /* Both AoS layouts, one particle per thread:
@@ -124,23 +124,21 @@ typedef struct {
  *   update_aos_aligned((const particle_aligned *)in, (particle_aligned *)out, n, fields) */
 static void launch_aos(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    int fields = (int)problem->param[PARAM_FIELDS];
-    void *arguments[] = {(void *)&state->in, (void *)&problem->output, &n, &fields};
-    ml_launch(problem, ml_blocks_of(problem, n), 0, arguments);
+    const particles_state *state = (const particles_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(problem->output), ML_ARG(state->n),
+                               ML_ARG(state->fields)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->n), 0, arguments);
 }
 
 /* update_soa(in_arrays, out_arrays, n, fields), each thread taking PARTICLES_PER_THREAD
  * particles */
 static void launch_soa(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    int fields = (int)problem->param[PARAM_FIELDS];
-    size_t threads = (size_t)ml_ceil_div((long long)n, PARTICLES_PER_THREAD);
-    void *arguments[] = {(void *)&state->in_arrays, (void *)&state->out_arrays, &n, &fields};
-    ml_launch(problem, ml_blocks_of(problem, threads), 0, arguments);
+    const particles_state *state = (const particles_state *)problem->state;
+    size_t threads = (size_t)ml_ceil_div((long long)state->n, PARTICLES_PER_THREAD);
+    ml_argument arguments[] = {ML_ARG(state->in_arrays), ML_ARG(state->out_arrays),
+                               ML_ARG(state->n), ML_ARG(state->fields)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, threads), 0, arguments);
 }
 
 /* ---- predictions: what each variant should cost -------------------------------------------------
@@ -191,12 +189,11 @@ static double sector_bytes_covering(double bytes)
     return ceil(bytes / ML_SECTOR_BYTES) * ML_SECTOR_BYTES;
 }
 
-static void predict_from_accesses(const long long *param, const field_access *loads,
-                                  int load_count, const field_access *stores, int store_count,
+static void predict_from_accesses(uint64_t n, const field_access *loads, int load_count,
+                                  const field_access *stores, int store_count,
                                   double dram_read_bytes, double dram_write_bytes,
                                   ml_prediction *prediction)
 {
-    uint64_t n = (uint64_t)param[PARAM_N];
     ml_global_totals load_totals = {0, 0, 0}, store_totals = {0, 0, 0};
     for (int i = 0; i < load_count; i++)
         add_instruction(&load_totals, &loads[i], n);
@@ -217,105 +214,83 @@ static void predict_from_accesses(const long long *param, const field_access *lo
 /* Both AoS kernels copy the whole particle (32 bytes in either struct), whichever update they
  * do: update_aos as 8 scalar loads and stores (struct particle is only 4-byte aligned, so the
  * compiler cannot widen them), update_aos_aligned as two 16-byte loads and stores. */
-static void predict_aos(long long layout, const long long *param, ml_prediction *prediction)
+static void predict_aos(const ml_problem *problem, ml_prediction *prediction)
 {
-    double n = (double)param[PARAM_N];
-    unsigned width = layout == LAYOUT_AOS_ALIGNED ? sizeof(float4) : sizeof(float);
+    long long n = ml_size(problem, "n");
+    unsigned width = ML_CONSTANTS(particle_layout, problem)->width;
     /* The particle in pieces of width bytes: 8 floats or 2 float4s. */
     int count = (int)(sizeof(particle) / width);
     field_access pieces[FIELD_COUNT];
     for (int k = 0; k < count; k++)
         pieces[k] = field_at(k * width, sizeof(particle), width);
-    double particles_bytes = sector_bytes_covering(n * sizeof(particle));
-    predict_from_accesses(param, pieces, count, pieces, count, particles_bytes, particles_bytes,
-                          prediction);
+    double particles_bytes = sector_bytes_covering((double)n * sizeof(particle));
+    predict_from_accesses((uint64_t)n, pieces, count, pieces, count, particles_bytes,
+                          particles_bytes, prediction);
 }
 
 /* One load per field read and one store per field written; array f starts f * pitch floats
  * into its buffer, on a line. */
-static void predict_soa(long long layout, const long long *param, ml_prediction *prediction)
+static void predict_soa(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)layout;
-    uint64_t n = (uint64_t)param[PARAM_N];
-    size_t read_fields = param[PARAM_FIELDS] == 1 ? 1 : FIELD_COUNT;
-    size_t written_fields = soa_written_fields(param);
+    uint64_t n = (uint64_t)ml_size(problem, "n");
+    long long fields = ml_size(problem, "fields");
+    size_t read_fields = fields == 1 ? 1 : FIELD_COUNT;
+    size_t written_fields = soa_written_fields(fields);
     field_access arrays[FIELD_COUNT];
     for (size_t f = 0; f < FIELD_COUNT; f++)
         arrays[f] = field_at(f * soa_pitch(n) * sizeof(float), sizeof(float), sizeof(float));
     double array_bytes = sector_bytes_covering((double)n * sizeof(float));
-    predict_from_accesses(param, arrays, (int)read_fields, arrays, (int)written_fields,
+    predict_from_accesses(n, arrays, (int)read_fields, arrays, (int)written_fields,
                           (double)read_fields * array_bytes, (double)written_fields * array_bytes,
                           prediction);
 }
 
 /* ---- CPU reference, buffers ------------------------------------------------------------------ */
 
-/* Field f's array of a SoA whose arrays start at base. */
-static float *soa_array(float *base, size_t n, int f)
-{
-    return base + field_index(LAYOUT_SOA, n, 0, f);
-}
-
-/* The 8 arrays of a SoA from base, one every soa_pitch(n) floats. */
-static particle_arrays soa_arrays(float *base, size_t n)
-{
-    particle_arrays arrays = {
-        soa_array(base, n, FIELD_X),  soa_array(base, n, FIELD_Y),  soa_array(base, n, FIELD_Z),
-        soa_array(base, n, FIELD_VX), soa_array(base, n, FIELD_VY), soa_array(base, n, FIELD_VZ),
-        soa_array(base, n, FIELD_INVERSE_MASS), soa_array(base, n, FIELD_CHARGE)};
-    return arrays;
-}
-
-static const char *check_params(const long long *param)
+static const char *check_params(const ml_problem *problem)
 {
     static char message[160];
-    if (param[PARAM_FIELDS] == 1 || param[PARAM_FIELDS] == FIELD_COUNT)
+    long long fields = ml_size(problem, "fields");
+    if (fields == 1 || fields == FIELD_COUNT)
         return NULL;
     snprintf(message, sizeof message,
              "--fields %lld: the update uses 1 field (x) or all %d; use --fields 1 or --fields %d",
-             param[PARAM_FIELDS], FIELD_COUNT, FIELD_COUNT);
+             fields, FIELD_COUNT, FIELD_COUNT);
     return message;
 }
 
-/* Floats in the input: every field of every particle, the SoA's arrays padded to the pitch. */
-static size_t input_count(long long layout, const long long *param)
+/* The input and the output: every field of every particle for the AoS layouts; for the SoA,
+ * every array of the input and the written arrays of the output, padded to the pitch. */
+static double struct_device_bytes(const ml_problem *problem)
 {
-    size_t n = (size_t)param[PARAM_N];
-    return FIELD_COUNT * (layout == LAYOUT_SOA ? soa_pitch(n) : n);
+    size_t n = (size_t)ml_size(problem, "n");
+    return (double)(2 * FIELD_COUNT * n) * sizeof(float);
 }
 
-/* Floats in the output: every field of every particle for the AoS layouts, the written arrays
- * for the SoA. */
-static size_t output_count(long long layout, const long long *param)
+static double array_device_bytes(const ml_problem *problem)
 {
-    size_t n = (size_t)param[PARAM_N];
-    if (layout == LAYOUT_SOA)
-        return soa_written_fields(param) * soa_pitch(n);
-    return FIELD_COUNT * n;
+    size_t pitch = soa_pitch((size_t)ml_size(problem, "n"));
+    size_t written_fields = soa_written_fields(ml_size(problem, "fields"));
+    return (double)((FIELD_COUNT + written_fields) * pitch) * sizeof(float);
 }
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+/* Bytes the update must move, whatever the layout: the fields it reads and those it writes. */
+static double bytes_read(const ml_problem *problem)
 {
-    long long layout = variant->argument;
-    return (double)(input_count(layout, param) + output_count(layout, param)) * sizeof(float);
+    size_t fields_read = ml_size(problem, "fields") == 1 ? 1 : FIELD_COUNT;
+    return (double)ml_size(problem, "n") * (double)fields_read * sizeof(float);
 }
 
-/* The particle at i after the update, every field, for the input fill_inputs made from seed:
- * the reference recomputes each input value from the seed and its place in the layout.
- * struct particle holds its fields in FIELD_ order, 8 floats with no padding. */
-static void next_particle(long long layout, const long long *param, uint64_t seed, size_t i,
-                          float *value)
+static double bytes_written(const ml_problem *problem)
 {
-    size_t n = (size_t)param[PARAM_N];
-    for (int f = 0; f < FIELD_COUNT; f++)
-        value[f] = ml_random_value(seed, field_index(layout, n, i, f));
-    particle p;
-    memcpy(&p, value, sizeof p);
-    if (param[PARAM_FIELDS] == 1)
-        p.x = drift(p.x);
-    else
-        p = push(p);
-    memcpy(value, &p, sizeof p);
+    size_t fields_written = ml_size(problem, "fields") == 1 ? 1 : CHANGING_FIELDS;
+    return (double)ml_size(problem, "n") * (double)fields_written * sizeof(float);
+}
+
+static double flops(const ml_problem *problem)
+{
+    int one_field = ml_size(problem, "fields") == 1;
+    return (double)ml_size(problem, "n") * (one_field ? DRIFT_FLOPS : PUSH_FLOPS);
 }
 
 /* Every field of every particle, new from problem->seed, on the GPU. The kernels read only
@@ -324,90 +299,106 @@ static void next_particle(long long layout, const long long *param, uint64_t see
  * renews everything any launch reads. */
 static void fill_inputs(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    ml_fill_random(state->in, input_count(problem->argument, problem->param), problem->seed);
+    particles_state *state = (particles_state *)problem->state;
+    ml_fill_random(state->in, state->in_count, problem->seed);
 }
 
-/* Output position p holds field f of particle i: in the AoS layouts particle p / 8, its float
- * p % 8; in the SoA field p / pitch of particle p % pitch. A SoA position past the n particles
- * of its array (the padding up to the next array's 128-byte line) is never written: it keeps
- * the harness's poison, all bits set. */
-static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
-                         void *values)
+/* Where field f of particle i is, as a float index into its buffer (particles_state). */
+static size_t field_index(const ml_problem *problem, size_t i, int f)
 {
-    static const int aligned_field[FIELD_COUNT] = {
-        FIELD_X,  FIELD_Y,  FIELD_Z,  FIELD_INVERSE_MASS,
-        FIELD_VX, FIELD_VY, FIELD_VZ, FIELD_CHARGE}; /* particle_aligned's floats, in order */
-    long long layout = problem->argument;
-    size_t n = (size_t)problem->param[PARAM_N];
+    const particles_state *state = (const particles_state *)problem->state;
+    size_t slot = (size_t)ML_CONSTANTS(particle_layout, problem)->slot[f];
+    return i * state->particle_step + slot * state->field_step;
+}
+
+/* The particle at i after the update, every field, for the input fill_inputs made from
+ * problem->seed: the reference recomputes each input value from the seed and its place in the
+ * layout. struct particle holds its fields in FIELD_ order, 8 floats with no padding. */
+static void next_particle(const ml_problem *problem, size_t i, float *value)
+{
+    for (int f = 0; f < FIELD_COUNT; f++)
+        value[f] = ml_random_value(problem->seed, field_index(problem, i, f));
+    particle p;
+    memcpy(&p, value, sizeof p);
+    if (((const particles_state *)problem->state)->fields == 1)
+        p.x = drift(p.x);
+    else
+        p = push(p);
+    memcpy(value, &p, sizeof p);
+}
+
+/* Output position p holds float p % 8 of particle p / 8: its field is the layout's field[]. */
+static void struct_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                                void *values)
+{
+    const particle_layout *layout = ML_CONSTANTS(particle_layout, problem);
     float *reference = (float *)values;
     for (size_t k = 0; k < count; k++) {
-        size_t i;
-        int f;
-        if (layout == LAYOUT_SOA) {
-            i = position[k] % soa_pitch(n);
-            f = (int)(position[k] / soa_pitch(n));
-        } else {
-            i = position[k] / FIELD_COUNT;
-            f = (int)(position[k] % FIELD_COUNT);
-            if (layout == LAYOUT_AOS_ALIGNED)
-                f = aligned_field[f];
-        }
-        if (i >= n) { /* padding between the arrays: the kernel leaves it alone */
+        float value[FIELD_COUNT];
+        next_particle(problem, position[k] / FIELD_COUNT, value);
+        reference[k] = value[layout->field[position[k] % FIELD_COUNT]];
+    }
+}
+
+/* Output position p holds field p / pitch of particle p % pitch. A position past the n
+ * particles of its array (the padding up to the next array's 128-byte line) is never written:
+ * it keeps the harness's poison, all bits set. */
+static void array_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                               void *values)
+{
+    const particles_state *state = (const particles_state *)problem->state;
+    size_t pitch = state->field_step;
+    float *reference = (float *)values;
+    for (size_t k = 0; k < count; k++) {
+        size_t i = position[k] % pitch;
+        if (i >= state->n) {
             uint32_t poison = ML_POISON_BITS;
             memcpy(&reference[k], &poison, sizeof poison);
             continue;
         }
         float value[FIELD_COUNT];
-        next_particle(layout, problem->param, problem->seed, i, value);
-        reference[k] = value[f];
+        next_particle(problem, i, value);
+        reference[k] = value[position[k] / pitch];
     }
 }
 
-static void setup(ml_problem *problem)
+/* The layout's steps into the state, and the input of in_count floats. */
+static void make_input(ml_problem *problem, size_t particle_step, size_t field_step,
+                       size_t in_count)
 {
-    const long long *param = problem->param;
-    size_t n = (size_t)param[PARAM_N];
-    long long layout = problem->argument;
-
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    memset(state, 0, sizeof *state);
-    problem->state = state;
-    state->in = (float *)ml_device_alloc(input_count(layout, param) * sizeof(float));
+    particles_state *state = (particles_state *)problem->state;
+    state->particle_step = particle_step;
+    state->field_step = field_step;
+    state->in_count = in_count;
+    state->in = (float *)ml_device_buffer(problem, in_count * sizeof(float));
     fill_inputs(problem);
-    float *out = (float *)ml_device_alloc(output_count(layout, param) * sizeof(float));
-    /* The output the harness poisons and checks ends at the last particle of the last array
-     * written: the padding after it is only the allocation's. */
-    size_t count = output_count(layout, param) - (layout == LAYOUT_SOA ? soa_pitch(n) - n : 0);
+}
 
-    /* The SoA's arrays. The next state has new arrays only for the fields the update changes
-     * and shares the others with the input. */
-    if (layout == LAYOUT_SOA) {
-        state->in_arrays = soa_arrays(state->in, n);
-        state->out_arrays = state->in_arrays;
-        state->out_arrays.x = soa_array(out, n, FIELD_X);
-        if (param[PARAM_FIELDS] != 1) {
-            state->out_arrays.y = soa_array(out, n, FIELD_Y);
-            state->out_arrays.z = soa_array(out, n, FIELD_Z);
-            state->out_arrays.vx = soa_array(out, n, FIELD_VX);
-            state->out_arrays.vy = soa_array(out, n, FIELD_VY);
-            state->out_arrays.vz = soa_array(out, n, FIELD_VZ);
-        }
-    }
-
-    /* The padding between the SoA's arrays is never written: where there is some, only the
-     * particles' elements are compared (check_index), field by field. */
-    size_t written_fields = layout == LAYOUT_SOA ? soa_written_fields(param) : (size_t)FIELD_COUNT;
+/* The output, count floats, and its reference: the first written_fields fields of every
+ * particle. Where the output has padding the kernel never writes (between the SoA's arrays),
+ * only the particles' elements are compared (check_index), field by field. */
+static void expect_next_state(ml_problem *problem, size_t written_fields, size_t count)
+{
+    const particles_state *state = (const particles_state *)problem->state;
+    size_t n = state->n;
+    /* Values stay below 2 in magnitude and the GPU may fuse a multiply and an add where the CPU
+     * rounds twice: a few roundings of 1.2e-7 each. A wrong formula misses by far more on most
+     * particles (the velocity change alone is up to 1e-2). */
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, count, 1e-6);
+    float *reference = problem->reference;
     size_t compared = written_fields * n;
-    float *reference = (float *)ml_host_alloc(compared * sizeof(float));
-    size_t *check_index = compared < count ? (size_t *)ml_host_alloc(compared * sizeof(size_t))
-                                           : NULL;
+    size_t *check_index = NULL;
+    if (compared < count) {
+        check_index = (size_t *)ml_host_buffer(problem, compared * sizeof(size_t));
+        problem->check_index = check_index;
+        problem->check_count = compared;
+    }
 #pragma omp parallel for
     for (size_t i = 0; i < n; i++) {
         float value[FIELD_COUNT];
-        next_particle(layout, param, problem->seed, i, value);
+        next_particle(problem, i, value);
         for (size_t f = 0; f < written_fields; f++) {
-            size_t position = field_index(layout, n, i, (int)f);
+            size_t position = field_index(problem, i, (int)f);
             if (check_index == NULL) {
                 reference[position] = value[f];
             } else {
@@ -416,45 +407,69 @@ static void setup(ml_problem *problem)
             }
         }
     }
-
-    problem->output = out;
-    problem->output_count = count;
-    problem->reference = reference;
-    problem->check_index = check_index;
-    problem->check_count = check_index != NULL ? compared : 0;
-    /* Values stay below 2 in magnitude and the GPU may fuse a multiply and an add where the CPU
-     * rounds twice: a few roundings of 1.2e-7 each. A wrong formula misses by far more on most
-     * particles (the velocity change alone is up to 1e-2). */
-    problem->tolerance = 1e-6;
-    int one_field = param[PARAM_FIELDS] == 1;
-    size_t fields_read = one_field ? 1 : FIELD_COUNT;
-    size_t fields_written = one_field ? 1 : CHANGING_FIELDS;
-    problem->bytes = (double)n * (double)(fields_read + fields_written) * sizeof(float);
-    problem->flops = (double)n * (one_field ? DRIFT_FLOPS : PUSH_FLOPS);
 }
 
-static void teardown(ml_problem *problem)
+/* The AoS kernels write every float of every particle. */
+static void struct_setup(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    free(state);
+    particles_state *state = (particles_state *)problem->state;
+    state->n = (size_t)ml_size(problem, "n");
+    state->fields = (int)ml_size(problem, "fields");
+    make_input(problem, FIELD_COUNT, 1, FIELD_COUNT * state->n);
+    expect_next_state(problem, FIELD_COUNT, FIELD_COUNT * state->n);
 }
+
+/* The SoA's next state has new arrays only for the fields the update changes and shares the
+ * others with the input. The output ends at the last particle of the last array written. */
+static void array_setup(ml_problem *problem)
+{
+    particles_state *state = (particles_state *)problem->state;
+    size_t n = (size_t)ml_size(problem, "n");
+    size_t pitch = soa_pitch(n);
+    state->n = n;
+    state->fields = (int)ml_size(problem, "fields");
+    size_t written_fields = soa_written_fields(state->fields);
+    make_input(problem, 1, pitch, FIELD_COUNT * pitch);
+    expect_next_state(problem, written_fields, (written_fields - 1) * pitch + n);
+
+    float *in = state->in, *out = problem->output;
+    particle_arrays in_arrays = {in, in + FIELD_Y * pitch, in + FIELD_Z * pitch,
+                                 in + FIELD_VX * pitch, in + FIELD_VY * pitch,
+                                 in + FIELD_VZ * pitch, in + FIELD_INVERSE_MASS * pitch,
+                                 in + FIELD_CHARGE * pitch};
+    state->in_arrays = in_arrays;
+    state->out_arrays = in_arrays;
+    state->out_arrays.x = out;
+    if (state->fields != 1) {
+        state->out_arrays.y = out + FIELD_Y * pitch;
+        state->out_arrays.z = out + FIELD_Z * pitch;
+        state->out_arrays.vx = out + FIELD_VX * pitch;
+        state->out_arrays.vy = out + FIELD_VY * pitch;
+        state->out_arrays.vz = out + FIELD_VZ * pitch;
+    }
+}
+
+const ml_family array_of_structs = {
+    .name = "array_of_structs", .state_bytes = sizeof(particles_state),
+    .device_bytes = struct_device_bytes, .setup = struct_setup, .fill_inputs = fill_inputs,
+    .reference_at = struct_reference_at, .launch = launch_aos, .predict = predict_aos,
+    .bytes_read = bytes_read, .bytes_written = bytes_written, .flops = flops,
+};
+const ml_family struct_of_arrays = {
+    .name = "struct_of_arrays", .state_bytes = sizeof(particles_state),
+    .device_bytes = array_device_bytes, .setup = array_setup, .fill_inputs = fill_inputs,
+    .reference_at = array_reference_at, .launch = launch_soa, .predict = predict_soa,
+    .bytes_read = bytes_read, .bytes_written = bytes_written, .flops = flops,
+};
 
 static const ml_lab lab = {
     .program = "aos_soa",
     .title = "Lab 06: array of structures vs structure of arrays",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .check_params = check_params,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

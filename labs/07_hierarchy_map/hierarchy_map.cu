@@ -32,314 +32,309 @@
 #include "memlab.h"
 #include "hierarchy_map.h"
 
-enum { PARAM_WORKING_SET, PARAM_STRIDE, PARAM_LOADS, PARAM_COUNT };
-
 #define KIB 1024ll
 #define MIB (1024ll * 1024ll)
 #define LINE_BYTES 128          /* an L1 and L2 line: a chain uses one 4-byte word of each */
 
-static const ml_param params[PARAM_COUNT] = {
-    {"working_set", 64 * KIB, 2 * LINE_BYTES, 4096 * MIB, "chase: bytes of memory the chain spans"},
+static const ml_param params[] = {
+    {"working_set", 64 * KIB, 2 * LINE_BYTES, 4096 * MIB, "chase: bytes of memory the chain spans",
+     .used_by = "chase"},
     {"stride", LINE_BYTES, LINE_BYTES, 1024 * MIB,
-     "chase: bytes between links (a multiple of 128; large strides show the TLB)"},
-    {"loads", 16384, 256, 1 << 24, "latency variants: dependent operations timed"},
+     "chase: bytes between links (a multiple of 128; large strides show the TLB)",
+     .used_by = "chase"},
+    {"loads", 16384, 256, 1 << 24, "latency variants: dependent operations timed",
+     .used_by = "global_chase,word_chase,constant_warp_chase,fma_latency"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-enum {
-    CHASE_SWEPT, CHASE_L1, CHASE_L2, CHASE_DRAM, CHASE_SHARED, CHASE_LOCAL,
-    CONSTANT_HIT, CONSTANT_MISS, CONSTANT_DIVERGENT, REGISTER_CHAIN,
-    BANDWIDTH_SHARED, BANDWIDTH_L1, BANDWIDTH_L2, BANDWIDTH_DRAM, BANDWIDTH_CONSTANT,
-};
+/* How a global chase's working set is chosen: --working_set and --stride (chase), or shares of
+ * the model GPU's L1 and L2, in whole lines, a line a link. */
+typedef struct {
+    int sized;
+    double l1_share, l2_share;
+} working_set_choice;
 
-static void launch_chase(const ml_problem *problem);
-static void launch_word_chase(const ml_problem *problem);
-static void launch_constant_chase(const ml_problem *problem);
-static void launch_register_chain(const ml_problem *problem);
-static void launch_bandwidth(const ml_problem *problem);
-static void predict_chase(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_on_chip(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_bandwidth(long long kind, const long long *param, ml_prediction *prediction);
+static const working_set_choice sized_working_set = {1}, in_l1 = {0, 0.125}, in_l2 = {0, 0, 0.125},
+                                beyond_l2 = {0, 0, 4};
+
+/* A chase through on-chip memory whose every word is a link: shared and local memory. */
+typedef struct {
+    unsigned chain_words;
+    unsigned warm_loads;        /* the untimed loads the kernel makes first (chase_local: a lap) */
+    const char *served_by;
+    const char *loads_metric;   /* the counter of its loads, warm and timed: one each */
+} word_chain;
+
+static const word_chain shared_chain = {SHARED_CHAIN_WORDS, 0, "shared memory",
+                                        "shared_ld_instructions"};
+static const word_chain local_chain = {LOCAL_CHAIN_WORDS, LOCAL_CHAIN_WORDS, "L1 (local memory)",
+                                       "local_load_transactions"};
+
+/* The constant chains: 256 links of one word (1 KiB), or a link every 256 bytes (64 words) of
+ * the whole 56 KiB. */
+typedef struct {
+    unsigned links, words_per_link;
+    unsigned lane_spread;       /* links from one lane's start to the next lane's (0: all alike) */
+    double requests_per_load;   /* the addresses a warp's load asks for */
+    const char *served_by;
+    int fits_first_cache;       /* 0: a link shares no line with the last few: almost none hit */
+} constant_chain_layout;
+
+#define CONSTANT_LINE_BYTES 64  /* the constant cache's line */
+
+static const constant_chain_layout broadcast_chain = {256, 1, 0, 1, "constant cache", 1};
+static const constant_chain_layout whole_chain = {
+    CONSTANT_CHAIN_WORDS / 64, 64, 0, 1, "constant cache, second level", 0};
+/* 32 lanes 8 links apart: 32 places, all different */
+static const constant_chain_layout divergent_chain = {256, 1, 8, 32, "constant cache", 1};
+
+/* Four blocks of 512 threads fill an SM (2,048 threads). The rounds make each kernel run long
+ * beside the cost of its launch. */
+#define BANDWIDTH_BLOCKS_PER_SM 4
+#define REGION_VECTORS 2048     /* read_region: 32 KiB, the same for every block */
+#define GRID_THREADS 0          /* read_stride or sum_period: every thread of the grid */
+
+/* A bandwidth run: thread t sums the float4s k = t, t + read_stride, ... below vectors, moved on
+ * by `move` a round (wrapped at the end), rounds times; its sum is thread t % sum_period's. */
+typedef struct {
+    size_t vectors;             /* 0: l2_share of the model GPU's L2, in whole grids' float4s */
+    double l2_share;
+    unsigned rounds, move;
+    size_t read_stride, sum_period;
+    const char *served_by;
+} bandwidth_reads;
+
+/* read_shared and read_region: each block reads all of its buffer a round. read_grid_l2: the grid
+ * reads it once a round. read_constant: every thread reads float4 `round`, all make one sum. */
+static const bandwidth_reads shared_run = {SHARED_BANDWIDTH_VECTORS, 0, 2000, 32, BANDWIDTH_THREADS,
+                                           BANDWIDTH_THREADS, "shared memory"};
+static const bandwidth_reads region_run = {REGION_VECTORS, 0, 1000, 32, BANDWIDTH_THREADS,
+                                           BANDWIDTH_THREADS, "L1"};
+static const bandwidth_reads l2_run = {0, 0.25, 200, 32, GRID_THREADS, GRID_THREADS, "L2"};
+static const bandwidth_reads dram_run = {0, 4, 1, 32, GRID_THREADS, GRID_THREADS, "DRAM"};
+static const bandwidth_reads constant_run = {CONSTANT_BANDWIDTH_VECTORS, 0, 4096, 1,
+                                             CONSTANT_BANDWIDTH_VECTORS, 1, "constant cache"};
+
+/* The latency lessons: a chase through global memory, through on-chip memory one word a link,
+ * through constant memory by a warp, and a chain of FMAs. The bandwidth lessons: one family a
+ * kernel's arguments. */
+extern const ml_family global_chase, word_chase, constant_warp_chase, fma_latency, shared_reads,
+    region_reads, grid_reads, constant_reads;
 
 #define CHASE_METRICS "global_hit_rate,l2_read_sectors,dram_read_bytes"
 #define CONSTANT_METRICS "constant_instructions,constant_requests_per_instruction,constant_hit_rate"
 
 static const ml_variant variants[] = {
     {.name = "chase", .summary = "dependent global loads over --working_set: L1, L2 or DRAM, by size",
-     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_SWEPT,
-     .uses = "working_set,stride,loads", .metrics = CHASE_METRICS, .predict = predict_chase,
+     .family = &global_chase, .kernel = "chase_global", .block = {1},
+     .constants = &sized_working_set, .metrics = CHASE_METRICS,
      .course_figure = "L1 1, device memory 200-800 cycles"},
     {.name = "l1_chase", .summary = "dependent global loads over an eighth of the L1",
-     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_L1,
-     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase, .course_figure = "1 cycle"},
+     .family = &global_chase, .kernel = "chase_global", .block = {1}, .constants = &in_l1,
+     .metrics = CHASE_METRICS, .course_figure = "1 cycle"},
     {.name = "l2_chase", .summary = "dependent global loads over an eighth of the L2",
-     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_L2,
-     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase,
-     .course_figure = "(no L2 in the table)"},
+     .family = &global_chase, .kernel = "chase_global", .block = {1}, .constants = &in_l2,
+     .metrics = CHASE_METRICS, .course_figure = "(no L2 in the table)"},
     {.name = "dram_chase", .summary = "dependent global loads over four times the L2",
-     .kernel = "chase_global", .block = {1}, .launch = launch_chase, .argument = CHASE_DRAM,
-     .uses = "loads", .metrics = CHASE_METRICS, .predict = predict_chase,
-     .course_figure = "200-800 cycles"},
+     .family = &global_chase, .kernel = "chase_global", .block = {1}, .constants = &beyond_l2,
+     .metrics = CHASE_METRICS, .course_figure = "200-800 cycles"},
     {.name = "shared_chase", .summary = "dependent shared-memory loads (a 16 KiB chain)",
-     .kernel = "chase_shared", .block = {1}, .launch = launch_word_chase,
-     .argument = CHASE_SHARED, .uses = "loads", .metrics = "shared_ld_instructions",
-     .predict = predict_on_chip, .course_figure = "~1 cycle"},
+     .family = &word_chase, .kernel = "chase_shared", .block = {1}, .constants = &shared_chain,
+     .metrics = "shared_ld_instructions", .course_figure = "~1 cycle"},
     {.name = "local_chase", .summary = "dependent loads from a thread's own array in local memory",
-     .kernel = "chase_local", .block = {1}, .launch = launch_word_chase,
-     .argument = CHASE_LOCAL, .uses = "loads", .metrics = "local_load_transactions",
-     .predict = predict_on_chip, .course_figure = "200-800 cycles (off chip)"},
+     .family = &word_chase, .kernel = "chase_local", .block = {1}, .constants = &local_chain,
+     .metrics = "local_load_transactions", .course_figure = "200-800 cycles (off chip)"},
     {.name = "constant_chase", .summary = "dependent __constant__ loads, one address a warp (1 KiB)",
-     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
-     .argument = CONSTANT_HIT, .uses = "loads", .metrics = CONSTANT_METRICS,
-     .predict = predict_on_chip, .course_figure = "~1 cycle"},
+     .family = &constant_warp_chase, .kernel = "chase_constant", .block = {32},
+     .constants = &broadcast_chain, .metrics = CONSTANT_METRICS, .course_figure = "~1 cycle"},
     {.name = "constant_miss", .summary = "dependent __constant__ loads over 56 KiB, 256 bytes apart",
-     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
-     .argument = CONSTANT_MISS, .uses = "loads", .metrics = CONSTANT_METRICS,
-     .predict = predict_on_chip, .course_figure = "~1 cycle (cached)"},
+     .family = &constant_warp_chase, .kernel = "chase_constant", .block = {32},
+     .constants = &whole_chain, .metrics = CONSTANT_METRICS, .course_figure = "~1 cycle (cached)"},
     {.name = "constant_divergent", .summary = "dependent __constant__ loads, 32 addresses a warp",
-     .kernel = "chase_constant", .block = {32}, .launch = launch_constant_chase,
-     .argument = CONSTANT_DIVERGENT, .uses = "loads", .metrics = CONSTANT_METRICS,
-     .predict = predict_on_chip, .course_figure = "~1 cycle (cached)"},
+     .family = &constant_warp_chase, .kernel = "chase_constant", .block = {32},
+     .constants = &divergent_chain, .metrics = CONSTANT_METRICS,
+     .course_figure = "~1 cycle (cached)"},
     {.name = "register_chain", .summary = "dependent FMAs on registers",
-     .kernel = "fma_chain", .block = {1}, .launch = launch_register_chain,
-     .argument = REGISTER_CHAIN, .uses = "loads", .metrics = "", .predict = predict_on_chip,
+     .family = &fma_latency, .kernel = "fma_chain", .block = {1}, .metrics = "",
      .course_figure = "1 cycle"},
     {.name = "shared_bandwidth", .summary = "every SM reading its shared memory",
-     .kernel = "read_shared", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_SHARED, .uses = "", .metrics = "shared_ld_instructions",
-     .predict = predict_bandwidth},
+     .family = &shared_reads, .kernel = "read_shared", .block = {BANDWIDTH_THREADS},
+     .constants = &shared_run, .metrics = "shared_ld_instructions"},
     {.name = "l1_bandwidth", .summary = "every SM reading a 32 KiB region its L1 holds",
-     .kernel = "read_region", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_L1, .uses = "", .metrics = "global_hit_rate",
-     .predict = predict_bandwidth},
+     .family = &region_reads, .kernel = "read_region", .block = {BANDWIDTH_THREADS},
+     .constants = &region_run, .metrics = "global_hit_rate"},
     {.name = "l2_bandwidth", .summary = "the grid reading a quarter of the L2 with __ldcg",
-     .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_L2, .uses = "", .metrics = "dram_read_bytes",
-     .predict = predict_bandwidth},
+     .family = &grid_reads, .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS},
+     .constants = &l2_run, .metrics = "dram_read_bytes"},
     {.name = "dram_bandwidth", .summary = "the grid reading four times the L2 once",
-     .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_DRAM, .uses = "", .metrics = "l2_hit_rate,dram_read_bytes",
-     .predict = predict_bandwidth},
+     .family = &grid_reads, .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS},
+     .constants = &dram_run, .metrics = "l2_hit_rate,dram_read_bytes"},
     {.name = "constant_bandwidth", .summary = "every warp reading one __constant__ float4 (broadcast)",
-     .kernel = "read_constant", .block = {BANDWIDTH_THREADS}, .launch = launch_bandwidth,
-     .argument = BANDWIDTH_CONSTANT, .uses = "", .metrics = "constant_requests_per_instruction",
-     .predict = predict_bandwidth},
+     .family = &constant_reads, .kernel = "read_constant", .block = {BANDWIDTH_THREADS},
+     .constants = &constant_run, .metrics = "constant_requests_per_instruction"},
 };
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
 
-static int is_global_chase(long long kind)
+/* ---- sizes ----------------------------------------------------------------------------------- */
+
+/* A chase: a chain of links in span_bytes of memory, visited in a random order, and the loads a
+ * lane makes along it. */
+typedef struct {
+    uint64_t span_bytes, links, words_per_link;
+    unsigned warm_loads, timed_loads;
+    uint32_t *order;            /* host: the links in the order the chain visits them */
+    unsigned ends[32];          /* where each lane's chase ends, for the inputs fill_inputs made */
+    unsigned *next;             /* chase_global, _shared, _local: next[j] is the link after j */
+    unsigned start;             /* their first link */
+    unsigned *starts;           /* chase_constant: each lane's first link, on the device */
+} chase_state;
+
+static chase_state chase_sizes(const ml_problem *problem, uint64_t links, uint64_t words_per_link,
+                               unsigned warm_loads)
 {
-    return kind == CHASE_SWEPT || kind == CHASE_L1 || kind == CHASE_L2 || kind == CHASE_DRAM;
+    chase_state sizes = {links * words_per_link * sizeof(unsigned), links, words_per_link,
+                         warm_loads, (unsigned)ml_size(problem, "loads")};
+    return sizes;
 }
 
-static int is_bandwidth(long long kind)
+/* A global chase spans its working set, a link a stride. The untimed first loads: one lap of the
+ * chain, which leaves it in the caches that can hold it (a line a link). A chain of more than
+ * twice the L2 goes without: no cache keeps it, and a lap would take seconds. */
+static chase_state global_chase_sizes(const ml_problem *problem)
 {
-    return kind >= BANDWIDTH_SHARED;
-}
-
-/* ---- the global chase's working set ---------------------------------------------------------- */
-
-/* The span and stride of a global chase: the parameters for `chase`, else a size the model GPU
- * puts in one level, a line a link. */
-static void chase_span(long long kind, const long long *param, uint64_t *bytes, uint64_t *stride)
-{
+    const working_set_choice *choice = ML_CONSTANTS(working_set_choice, problem);
     const ml_gpu_facts *gpu = ml_model_gpu();
-    *stride = LINE_BYTES;
-    switch (kind) {
-    case CHASE_L1:
-        *bytes = (uint64_t)(gpu->l1_bytes / 8);
-        break;
-    case CHASE_L2:
-        *bytes = (uint64_t)(gpu->l2_bytes / 8) / LINE_BYTES * LINE_BYTES;
-        break;
-    case CHASE_DRAM:
-        *bytes = (uint64_t)(gpu->l2_bytes * 4) / LINE_BYTES * LINE_BYTES;
-        break;
-    default:
-        *bytes = (uint64_t)param[PARAM_WORKING_SET];
-        *stride = (uint64_t)param[PARAM_STRIDE];
+    double share = choice->l1_share * gpu->l1_bytes + choice->l2_share * gpu->l2_bytes;
+    uint64_t bytes = (uint64_t)share / LINE_BYTES * LINE_BYTES, stride = LINE_BYTES;
+    if (choice->sized) {
+        bytes = (uint64_t)ml_size(problem, "working_set");
+        stride = (uint64_t)ml_size(problem, "stride");
     }
+    uint64_t links = bytes / stride;
+    unsigned warm_loads = (double)links * LINE_BYTES <= 2 * gpu->l2_bytes ? (unsigned)links : 0;
+    chase_state sizes = chase_sizes(problem, links, stride / 4, warm_loads);
+    sizes.span_bytes = bytes;
+    return sizes;
 }
 
-static uint64_t chase_links(long long kind, const long long *param)
+static const char *check_params(const ml_problem *problem)
 {
-    uint64_t bytes, stride;
-    chase_span(kind, param, &bytes, &stride);
-    return bytes / stride;
-}
-
-/* What the caches hold of the chain: one line per link. */
-static double chase_footprint(long long kind, const long long *param)
-{
-    return (double)chase_links(kind, param) * LINE_BYTES;
-}
-
-/* The untimed first loads: one lap of the chain, which leaves it in the caches that can hold
- * it. A chain of more than twice the L2 goes without: no cache keeps it, and a lap would take
- * seconds. */
-static uint64_t chase_warm_loads(long long kind, const long long *param)
-{
-    return chase_footprint(kind, param) <= 2 * ml_model_gpu()->l2_bytes ? chase_links(kind, param)
-                                                                        : 0;
-}
-
-static const char *check_params(const long long *param)
-{
-    if (param[PARAM_STRIDE] % LINE_BYTES != 0)
+    long long working_set = ml_size(problem, "working_set"), stride = ml_size(problem, "stride");
+    if (stride % LINE_BYTES != 0)
         return "--stride must be a multiple of 128 bytes (one link a line)";
-    if (param[PARAM_WORKING_SET] / param[PARAM_STRIDE] < 2)
+    if (working_set / stride < 2)
         return "--working_set must hold at least two links of --stride bytes";
     return NULL;
 }
 
-/* ---- launches -------------------------------------------------------------------------------- */
-
 typedef struct {
-    unsigned *next;             /* the chain: next[j] is the index of the link after j */
-    unsigned start;             /* the first link's index */
-    unsigned *starts;           /* chase_constant: each lane's first link */
-    uint32_t *order;            /* host: the links in the order the chain visits them */
-    uint64_t links, per_link;   /* the chain's links, and words a link */
-    uint64_t loads;             /* the loads a lane makes, warm and timed */
-    unsigned ends[32];          /* where each lane's chase ends, for the inputs fill_inputs made */
     float *x;                   /* fma_chain's starting value */
+    unsigned timed_operations;
     float fma_end;              /* where the FMA chain ends from it, on the CPU */
-    float4 *in;                 /* the bandwidth kernels' input */
-    size_t vectors;             /* float4s a bandwidth kernel reads a round */
-    unsigned rounds;
-    unsigned blocks;
-} lab_state;
-
-static void launch_chase(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    unsigned warm = (unsigned)chase_warm_loads(problem->argument, problem->param);
-    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
-    /* chase_global(next, start, warm_loads, timed_loads, end, cycles) */
-    void *arguments[] = {(void *)&state->next, (void *)&state->start, &warm, &timed,
-                         (void *)&problem->output, (void *)&problem->cycles};
-    ml_launch(problem, dim3(1), 0, arguments);
-}
-
-/* The chases whose chain every word of is a link: shared and local memory. */
-static void launch_word_chase(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
-    /* chase_shared(next, start, timed_loads, end, cycles); chase_local likewise */
-    void *arguments[] = {(void *)&state->next, (void *)&state->start, &timed,
-                         (void *)&problem->output, (void *)&problem->cycles};
-    ml_launch(problem, dim3(1), 0, arguments);
-}
-
-/* The constant chains: 256 links of one word (1 KiB), or a link every 256 bytes (64 words) of
- * the whole 56 KiB. */
-#define CONSTANT_MISS_WORDS_PER_LINK 64
-#define CONSTANT_LINE_BYTES 64  /* the constant cache's line */
-
-static unsigned constant_words_per_link(long long kind)
-{
-    return kind == CONSTANT_MISS ? CONSTANT_MISS_WORDS_PER_LINK : 1;
-}
-
-static unsigned constant_links(long long kind)
-{
-    return kind == CONSTANT_MISS ? CONSTANT_CHAIN_WORDS / CONSTANT_MISS_WORDS_PER_LINK : 256;
-}
-
-/* One lap of the chain warms the constant caches. */
-static void launch_constant_chase(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    unsigned warm = constant_links(problem->argument);
-    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
-    /* chase_constant(starts, warm_loads, timed_loads, ends, cycles) */
-    void *arguments[] = {(void *)&state->starts, &warm, &timed, (void *)&problem->output,
-                         (void *)&problem->cycles};
-    ml_launch(problem, dim3(1), 0, arguments);
-}
-
-static void launch_register_chain(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    unsigned timed = (unsigned)problem->param[PARAM_LOADS];
-    /* fma_chain(x, timed_operations, out, cycles) */
-    void *arguments[] = {(void *)&state->x, &timed, (void *)&problem->output,
-                         (void *)&problem->cycles};
-    ml_launch(problem, dim3(1), 0, arguments);
-}
-
-static void launch_bandwidth(const ml_problem *problem)
-{
-    const lab_state *state = (const lab_state *)problem->state;
-    unsigned vectors = (unsigned)state->vectors;
-    size_t grid_vectors = state->vectors;
-    /* read_shared(in, rounds, sums); read_region(in, vectors, rounds, sums);
-     * read_grid_l2(in, vectors, rounds, sums); read_constant(rounds, sums) */
-    void *shared_arguments[] = {(void *)&state->in, (void *)&state->rounds, (void *)&problem->output};
-    void *region_arguments[] = {(void *)&state->in, &vectors, (void *)&state->rounds,
-                                (void *)&problem->output};
-    void *grid_arguments[] = {(void *)&state->in, &grid_vectors, (void *)&state->rounds,
-                              (void *)&problem->output};
-    void *constant_arguments[] = {(void *)&state->rounds, (void *)&problem->output};
-    void **arguments = problem->argument == BANDWIDTH_SHARED ? shared_arguments
-                       : problem->argument == BANDWIDTH_L1   ? region_arguments
-                       : problem->argument == BANDWIDTH_CONSTANT ? constant_arguments
-                                                                 : grid_arguments;
-    ml_launch(problem, dim3(state->blocks), 0, arguments);
-}
-
-/* ---- the bandwidth runs' sizes --------------------------------------------------------------- */
-
-/* Four blocks of 512 threads fill an SM (2,048 threads). The rounds make each kernel run long
- * beside the cost of its launch. */
-#define BANDWIDTH_BLOCKS_PER_SM 4
-#define REGION_VECTORS 2048     /* read_region: 32 KiB, the same for every block */
+} fma_state;
 
 typedef struct {
-    size_t vectors;             /* float4s of the input */
-    unsigned rounds;
-} bandwidth_run;
+    const bandwidth_reads *reads;
+    float4 *in;                 /* the input in global memory (read_constant: none) */
+    size_t vectors, read_stride, sum_period;
+    unsigned blocks;
+} bandwidth_state;
 
-static bandwidth_run bandwidth_size(long long kind)
+static bandwidth_state bandwidth_sizes(const ml_problem *problem)
 {
     const ml_gpu_facts *gpu = ml_model_gpu();
-    size_t threads = (size_t)gpu->sm_count * BANDWIDTH_BLOCKS_PER_SM * BANDWIDTH_THREADS;
-    switch (kind) {
-    case BANDWIDTH_SHARED:
-        return (bandwidth_run){SHARED_BANDWIDTH_VECTORS, 2000};
-    case BANDWIDTH_L1:
-        return (bandwidth_run){REGION_VECTORS, 1000};
-    case BANDWIDTH_L2: /* a quarter of the L2, a whole number of the grid's float4s */
-        return (bandwidth_run){(size_t)(gpu->l2_bytes / 4 / 16) / threads * threads, 200};
-    case BANDWIDTH_DRAM:
-        return (bandwidth_run){(size_t)(gpu->l2_bytes * 4 / 16) / threads * threads, 1};
-    default: /* BANDWIDTH_CONSTANT */
-        return (bandwidth_run){CONSTANT_BANDWIDTH_VECTORS, 4096};
-    }
+    const bandwidth_reads *reads = ML_CONSTANTS(bandwidth_reads, problem);
+    unsigned blocks = (unsigned)gpu->sm_count * BANDWIDTH_BLOCKS_PER_SM;
+    size_t threads = (size_t)blocks * BANDWIDTH_THREADS;
+    bandwidth_state sizes = {reads, NULL, reads->vectors, reads->read_stride, reads->sum_period,
+                             blocks};
+    if (sizes.vectors == 0)
+        sizes.vectors = (size_t)(gpu->l2_bytes * reads->l2_share / 16) / threads * threads;
+    if (sizes.read_stride == GRID_THREADS)
+        sizes.read_stride = threads;
+    if (sizes.sum_period == GRID_THREADS)
+        sizes.sum_period = threads;
+    return sizes;
 }
 
-static unsigned bandwidth_blocks(void)
+/* ---- launches -------------------------------------------------------------------------------- */
+
+/* Each launch is what kernel<<<grid, block>>>(arguments) would be if the program linked
+ * kernels.cu; ML_LAUNCH runs the kernel found by name, with the block of its table entry. */
+
+/* chase_global(next, start, warm_loads, timed_loads, end, cycles) */
+static void launch_global_chase(const ml_problem *problem)
 {
-    return (unsigned)ml_model_gpu()->sm_count * BANDWIDTH_BLOCKS_PER_SM;
+    const chase_state *state = (const chase_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->next), ML_ARG(state->start), ML_ARG(state->warm_loads),
+                               ML_ARG(state->timed_loads), ML_ARG(problem->output),
+                               ML_ARG(problem->cycles)};
+    ML_LAUNCH(problem, dim3(1), 0, arguments);
 }
 
-/* Bytes the threads read: each reads its float4s every round (read_shared and read_region: a
- * block reads all of its buffer a round; read_constant: one float4 a thread a round). */
-static double bandwidth_bytes(long long kind)
+/* chase_shared(next, start, timed_loads, end, cycles); chase_local likewise */
+static void launch_word_chase(const ml_problem *problem)
 {
-    bandwidth_run run = bandwidth_size(kind);
-    double blocks = bandwidth_blocks();
-    switch (kind) {
-    case BANDWIDTH_SHARED:
-    case BANDWIDTH_L1:
-        return blocks * (double)run.vectors * 16.0 * run.rounds;
-    case BANDWIDTH_CONSTANT:
-        return blocks * BANDWIDTH_THREADS * 16.0 * run.rounds;
-    default:
-        return (double)run.vectors * 16.0 * run.rounds;
-    }
+    const chase_state *state = (const chase_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->next), ML_ARG(state->start),
+                               ML_ARG(state->timed_loads), ML_ARG(problem->output),
+                               ML_ARG(problem->cycles)};
+    ML_LAUNCH(problem, dim3(1), 0, arguments);
+}
+
+/* chase_constant(starts, warm_loads, timed_loads, ends, cycles) */
+static void launch_constant_chase(const ml_problem *problem)
+{
+    const chase_state *state = (const chase_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->starts), ML_ARG(state->warm_loads),
+                               ML_ARG(state->timed_loads), ML_ARG(problem->output),
+                               ML_ARG(problem->cycles)};
+    ML_LAUNCH(problem, dim3(1), 0, arguments);
+}
+
+/* fma_chain(x, timed_operations, out, cycles) */
+static void launch_fma_chain(const ml_problem *problem)
+{
+    const fma_state *state = (const fma_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->x), ML_ARG(state->timed_operations),
+                               ML_ARG(problem->output), ML_ARG(problem->cycles)};
+    ML_LAUNCH(problem, dim3(1), 0, arguments);
+}
+
+/* read_shared(in, rounds, sums) */
+static void launch_shared_reads(const ml_problem *problem)
+{
+    const bandwidth_state *state = (const bandwidth_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(state->reads->rounds),
+                               ML_ARG(problem->output)};
+    ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
+}
+
+/* read_region(in, vectors, rounds, sums) */
+static void launch_region_reads(const ml_problem *problem)
+{
+    const bandwidth_state *state = (const bandwidth_state *)problem->state;
+    unsigned vectors = (unsigned)state->vectors;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(vectors), ML_ARG(state->reads->rounds),
+                               ML_ARG(problem->output)};
+    ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
+}
+
+/* read_grid_l2(in, vectors, rounds, sums) */
+static void launch_grid_reads(const ml_problem *problem)
+{
+    const bandwidth_state *state = (const bandwidth_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(state->vectors),
+                               ML_ARG(state->reads->rounds), ML_ARG(problem->output)};
+    ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
+}
+
+/* read_constant(rounds, sums) */
+static void launch_constant_reads(const ml_problem *problem)
+{
+    const bandwidth_state *state = (const bandwidth_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->reads->rounds), ML_ARG(problem->output)};
+    ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
 }
 
 /* ---- predictions ----------------------------------------------------------------------------- */
@@ -347,7 +342,7 @@ static double bandwidth_bytes(long long kind)
 /* Where the model puts a chain of lines, by its footprint against the model GPU's L1 and L2
  * sizes: the L1 up to three quarters of the L1, a mix of L1 and L2 up to one and a half L1s,
  * the L2 up to half the L2, a slower L2 plateau up to 0.95 of the L2, a mix of L2 and DRAM up to
- * twice the L2, DRAM beyond (where chase_warm_loads makes no warm lap). */
+ * twice the L2, DRAM beyond (where global_chase_sizes makes no warm lap). */
 typedef enum { LEVEL_L1, LEVEL_L1_L2, LEVEL_L2, LEVEL_L2_FAR, LEVEL_L2_DRAM, LEVEL_DRAM } level;
 
 static level chase_level(double footprint)
@@ -385,135 +380,131 @@ static void predict_dram_fills(ml_prediction *prediction, double low_fills, doub
 /* Every load is one 4-byte word: one sector of one line. The warm lap misses everywhere (the
  * harness empties the L2 before each launch): each of its loads is an L2 read and a DRAM fill.
  * A timed load the L1 misses is an L2 read; one the L2 misses, a DRAM fill too. */
-static void predict_chase(long long kind, const long long *param, ml_prediction *prediction)
+static void predict_global_chase(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t bytes, stride;
-    chase_span(kind, param, &bytes, &stride);
-    double links = (double)chase_links(kind, param);
-    double warm = (double)chase_warm_loads(kind, param);
-    double timed = (double)param[PARAM_LOADS];
+    chase_state chain = global_chase_sizes(problem);
+    double links = (double)chain.links, bytes = (double)chain.span_bytes;
+    double warm = chain.warm_loads, timed = chain.timed_loads;
     double loads = warm + timed;
     double timed_pct = 100.0 * timed / loads;
-    level where = chase_level(chase_footprint(kind, param));
+    level where = chase_level(links * LINE_BYTES);
     prediction->served_by = level_names[where];
     switch (where) {
     case LEVEL_L1:
         ml_predict(prediction, "global_hit_rate", timed_pct);
         ml_predict(prediction, "l2_read_sectors", warm);
-        predict_dram_fills(prediction, warm, warm, (double)bytes);
+        predict_dram_fills(prediction, warm, warm, bytes);
         break;
     case LEVEL_L1_L2:
         ml_predict_range(prediction, "global_hit_rate", 0, timed_pct,
                          "a lap of the chain about fills the L1: some of it stays there");
         ml_predict_range(prediction, "l2_read_sectors", warm, loads,
                          "a lap of the chain about fills the L1: some of it stays there");
-        predict_dram_fills(prediction, warm, warm, (double)bytes);
+        predict_dram_fills(prediction, warm, warm, bytes);
         break;
     case LEVEL_L2:
     case LEVEL_L2_FAR:
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, warm, warm, (double)bytes);
+        predict_dram_fills(prediction, warm, warm, bytes);
         break;
     case LEVEL_L2_DRAM:
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, warm, loads, (double)bytes);
+        predict_dram_fills(prediction, warm, loads, bytes);
         break;
     default: { /* LEVEL_DRAM: the timed loads touch links the L2 has not seen */
         double fills = timed < links ? timed : links;
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, fills, fills, (double)bytes);
+        predict_dram_fills(prediction, fills, fills, bytes);
     }
     }
 }
 
-/* The on-chip chases: one load instruction a link, of one warp. */
-static void predict_on_chip(long long kind, const long long *param, ml_prediction *prediction)
+/* One load instruction a link, of one warp; a sector each in local memory. */
+static void predict_word_chase(const ml_problem *problem, ml_prediction *prediction)
 {
-    double timed = (double)param[PARAM_LOADS];
-    switch (kind) {
-    case CHASE_SHARED:
-        prediction->served_by = "shared memory";
-        ml_predict(prediction, "shared_ld_instructions", timed);
-        break;
-    case REGISTER_CHAIN:
-        prediction->served_by = "registers";
-        break;
-    case CHASE_LOCAL: /* the warm lap and the timed loads, a sector each */
-        prediction->served_by = "L1 (local memory)";
-        ml_predict(prediction, "local_load_transactions", LOCAL_CHAIN_WORDS + timed);
-        break;
-    default: {
-        /* The 1 KiB chain is 16 lines of 64 bytes: one miss each, then every request hits. The
-         * 56 KiB chain, a link every 256 bytes, is more than the first constant cache holds:
-         * every request misses it (the second level serves them). */
-        double warm = constant_links(kind);
-        double requests_per_load = kind == CONSTANT_DIVERGENT ? 32 : 1;
-        double requests = requests_per_load * (warm + timed);
-        prediction->served_by = kind == CONSTANT_MISS ? "constant cache, second level"
-                                                      : "constant cache";
-        double lines = warm * constant_words_per_link(kind) * 4 / CONSTANT_LINE_BYTES;
-        ml_predict(prediction, "constant_instructions", warm + timed);
-        ml_predict(prediction, "constant_requests_per_instruction", requests_per_load);
-        if (kind == CONSTANT_MISS)
-            ml_predict_range(prediction, "constant_hit_rate", 0, 1,
-                             "a link shares no line with the last few, so almost none hit");
-        else
-            ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - lines / requests));
-    }
-    }
+    const word_chain *memory = ML_CONSTANTS(word_chain, problem);
+    prediction->served_by = memory->served_by;
+    ml_predict(prediction, memory->loads_metric,
+               (double)memory->warm_loads + (double)ml_size(problem, "loads"));
 }
 
-static void predict_bandwidth(long long kind, const long long *param, ml_prediction *prediction)
+/* One load instruction a link, of one warp, asking for one address or 32. The 1 KiB chain is 16
+ * lines of 64 bytes: one miss each, in the warm lap, then every request hits. The 56 KiB chain
+ * is more than the first constant cache holds: every request misses it (the second level serves
+ * them). */
+static void predict_constant_chase(const ml_problem *problem, ml_prediction *prediction)
 {
-    (void)param;
-    bandwidth_run run = bandwidth_size(kind);
-    double blocks = bandwidth_blocks(), warps_per_block = BANDWIDTH_THREADS / 32;
-    double rounds = run.rounds, buffer_bytes = (double)run.vectors * 16.0;
-    double later_rounds_pct = 100.0 * (rounds - 1) / rounds;
-    switch (kind) {
-    case BANDWIDTH_SHARED: /* a 16-byte load a thread for each float4 of its share, each round */
-        prediction->served_by = "shared memory";
-        ml_predict(prediction, "shared_ld_instructions",
-                   blocks * warps_per_block * rounds * (run.vectors / BANDWIDTH_THREADS));
-        break;
-    case BANDWIDTH_L1:
-        prediction->served_by = "L1";
-        ml_predict_range(prediction, "global_hit_rate", later_rounds_pct, 100,
-                         "the first round of the first block on each SM misses, the rest hit");
-        break;
-    case BANDWIDTH_L2: /* the first round reads the buffer from DRAM, the L2 serves the rest */
-        prediction->served_by = "L2";
-        ml_predict(prediction, "dram_read_bytes", buffer_bytes);
-        break;
-    case BANDWIDTH_DRAM:
-        prediction->served_by = "DRAM";
+    const constant_chain_layout *layout = ML_CONSTANTS(constant_chain_layout, problem);
+    double warm = layout->links, timed = (double)ml_size(problem, "loads");
+    double requests = layout->requests_per_load * (warm + timed);
+    double lines = warm * layout->words_per_link * 4 / CONSTANT_LINE_BYTES;
+    prediction->served_by = layout->served_by;
+    ml_predict(prediction, "constant_instructions", warm + timed);
+    ml_predict(prediction, "constant_requests_per_instruction", layout->requests_per_load);
+    if (layout->fits_first_cache)
+        ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - lines / requests));
+    else
+        ml_predict_range(prediction, "constant_hit_rate", 0, 1,
+                         "a link shares no line with the last few, so almost none hit");
+}
+
+static void predict_fma_chain(const ml_problem *problem, ml_prediction *prediction)
+{
+    prediction->served_by = "registers";
+}
+
+/* A 16-byte load a thread for each float4 of its share, each round. */
+static void predict_shared_reads(const ml_problem *problem, ml_prediction *prediction)
+{
+    bandwidth_state run = bandwidth_sizes(problem);
+    double blocks = run.blocks, warps_per_block = BANDWIDTH_THREADS / 32;
+    double rounds = run.reads->rounds;
+    prediction->served_by = run.reads->served_by;
+    ml_predict(prediction, "shared_ld_instructions",
+               blocks * warps_per_block * rounds * (run.vectors / BANDWIDTH_THREADS));
+}
+
+static void predict_region_reads(const ml_problem *problem, ml_prediction *prediction)
+{
+    bandwidth_state run = bandwidth_sizes(problem);
+    double rounds = run.reads->rounds;
+    prediction->served_by = run.reads->served_by;
+    ml_predict_range(prediction, "global_hit_rate", 100.0 * (rounds - 1) / rounds, 100,
+                     "the first round of the first block on each SM misses, the rest hit");
+}
+
+/* The first round reads the buffer from DRAM; an L2 that holds it serves the rest. Read once,
+ * no line is read twice. */
+static void predict_grid_reads(const ml_problem *problem, ml_prediction *prediction)
+{
+    bandwidth_state run = bandwidth_sizes(problem);
+    prediction->served_by = run.reads->served_by;
+    if (run.reads->rounds == 1)
         ml_predict_range(prediction, "l2_hit_rate", 0, 0.01,
                          "no line is read twice; the launch's own reads (its code, its "
                          "parameters) may hit");
-        ml_predict(prediction, "dram_read_bytes", buffer_bytes);
-        break;
-    default: /* BANDWIDTH_CONSTANT */
-        prediction->served_by = "constant cache";
-        ml_predict(prediction, "constant_requests_per_instruction", 1);
-    }
+    ml_predict(prediction, "dram_read_bytes", (double)run.vectors * 16.0);
+}
+
+static void predict_constant_reads(const ml_problem *problem, ml_prediction *prediction)
+{
+    prediction->served_by = ML_CONSTANTS(bandwidth_reads, problem)->served_by;
+    ml_predict(prediction, "constant_requests_per_instruction", 1);
 }
 
 /* ---- chains, CPU reference, buffers ---------------------------------------------------------- */
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+static double global_chase_bytes(const ml_problem *problem)
 {
-    long long kind = variant->argument;
-    if (is_global_chase(kind)) {
-        uint64_t bytes, stride;
-        chase_span(kind, param, &bytes, &stride);
-        return (double)bytes;
-    }
-    if (is_bandwidth(kind))
-        return (double)bandwidth_size(kind).vectors * 16.0 +
-               bandwidth_blocks() * BANDWIDTH_THREADS * 4.0;
+    return (double)global_chase_sizes(problem).span_bytes;
+}
+
+/* The chains on chip need little device memory: no more than the constant chain's. */
+static double on_chip_bytes(const ml_problem *problem)
+{
     return CONSTANT_CHAIN_WORDS * 4.0;
 }
 
@@ -528,12 +519,12 @@ static uint64_t next_random(uint64_t *state)
 
 /* The order a chain of `links` links visits them: a random single cycle (Sattolo's shuffle: each
  * link swaps with one before it, never itself), so a lap visits every link once. */
-static uint32_t *chain_order(uint64_t links, uint64_t seed)
+static uint32_t *chain_order(ml_problem *problem, uint64_t links)
 {
-    uint32_t *order = (uint32_t *)ml_host_alloc(links * sizeof *order);
+    uint32_t *order = (uint32_t *)ml_host_buffer(problem, links * sizeof *order);
     for (uint64_t i = 0; i < links; i++)
         order[i] = (uint32_t)i;
-    uint64_t random = seed;
+    uint64_t random = problem->seed;
     for (uint64_t i = links - 1; i > 0; i--) {
         uint64_t k = next_random(&random) % i;
         uint32_t swap = order[i];
@@ -555,125 +546,147 @@ static unsigned *chain_words(const uint32_t *order, uint64_t links, uint64_t wor
     return next;
 }
 
-/* The index a chain stands at after `loads` loads from order[first]. */
-static uint32_t chain_end(const uint32_t *order, uint64_t links, uint64_t first, uint64_t loads,
-                          uint64_t words_per_link)
+/* A chain is made once, from --seed: remaking one of hundreds of MiB for every launch would take
+ * longer than the launches. Its order stays for fill_inputs; its words come back for the caller
+ * to copy where its kernel reads them, and free. */
+static unsigned *make_chain(ml_problem *problem, chase_state *state)
 {
-    return (uint32_t)(order[(first + loads) % links] * words_per_link);
+    state->order = chain_order(problem, state->links);
+    return chain_words(state->order, state->links, state->words_per_link);
 }
 
-/* The chase's output: the index each lane's chain ends at, counted exactly. */
-static void expect_ends(ml_problem *problem, size_t count)
+/* A latency kernel's clock: the cycles of its timed loop, and the operations it times. */
+static void expect_clock(ml_problem *problem, unsigned timed_operations)
 {
-    problem->output = (float *)ml_device_alloc(count * sizeof(uint32_t));
-    problem->output_count = count;
-    problem->output_kind = ML_OUTPUT_COUNTED;
-    problem->reference_counts = (uint32_t *)ml_host_alloc(count * sizeof(uint32_t));
-    problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
-    problem->timed_operations = (double)problem->param[PARAM_LOADS];
+    problem->cycles = (long long *)ml_device_buffer(problem, sizeof(long long));
+    problem->timed_operations = timed_operations;
 }
 
-/* A chain made from --seed, kept for fill_inputs: its order, and the loads each lane makes. */
-static void keep_chain(lab_state *state, uint32_t *order, uint64_t links, uint64_t per_link,
-                       uint64_t loads)
+/* The chase's output: the index each lane's chase ends at, counted exactly; its reference, where
+ * the chain ends from the starts the first fill draws. */
+static void expect_ends(ml_problem *problem, const chase_state *state, size_t lanes)
 {
-    state->order = order;
-    state->links = links;
-    state->per_link = per_link;
-    state->loads = loads;
+    ml_expect_output(problem, ML_OUTPUT_COUNTED, lanes, 0);
+    expect_clock(problem, state->timed_loads);
+    problem->variant->family->fill_inputs(problem);
+    memcpy(problem->reference_counts, state->ends, lanes * sizeof(uint32_t));
 }
 
-static void setup_global_chase(ml_problem *problem, lab_state *state)
+/* One thread's chain, in a device buffer of the bytes it spans. */
+static void load_chain(ml_problem *problem, chase_state *state)
 {
-    uint64_t bytes, stride;
-    chase_span(problem->argument, problem->param, &bytes, &stride);
-    uint64_t links = bytes / stride, per_link = stride / 4;
-    uint32_t *order = chain_order(links, problem->seed);
-    unsigned *next = chain_words(order, links, per_link);
-    state->next = (unsigned *)ml_device_alloc(bytes);
-    ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * per_link * 4, cudaMemcpyHostToDevice));
-    free(next);
-    keep_chain(state, order, links, per_link,
-               chase_warm_loads(problem->argument, problem->param) +
-                   (uint64_t)problem->param[PARAM_LOADS]);
-    expect_ends(problem, 1);
+    unsigned *words = make_chain(problem, state);
+    state->next = (unsigned *)ml_device_buffer(problem, state->span_bytes);
+    ML_CUDA_CHECK(cudaMemcpy(state->next, words,
+                             state->links * state->words_per_link * sizeof(unsigned),
+                             cudaMemcpyHostToDevice));
+    free(words);
+    expect_ends(problem, state, 1);
+}
+
+static void setup_global_chase(ml_problem *problem)
+{
+    chase_state *state = (chase_state *)problem->state;
+    *state = global_chase_sizes(problem);
+    load_chain(problem, state);
     /* Carveout 0: the least of the SM's on-chip memory for shared memory, the most for the L1. */
     ML_CUDA_CHECK(cudaFuncSetAttribute((const void *)problem->kernel,
                                        cudaFuncAttributePreferredSharedMemoryCarveout, 0));
 }
 
-/* The shared and local chains: every word a link, one lap of warm-up for the local one. */
-static void setup_word_chase(ml_problem *problem, lab_state *state, uint64_t links,
-                             uint64_t warm_loads)
+static void setup_word_chase(ml_problem *problem)
 {
-    uint32_t *order = chain_order(links, problem->seed);
-    unsigned *next = chain_words(order, links, 1);
-    state->next = (unsigned *)ml_device_alloc(links * 4);
-    ML_CUDA_CHECK(cudaMemcpy(state->next, next, links * 4, cudaMemcpyHostToDevice));
-    free(next);
-    keep_chain(state, order, links, 1, warm_loads + (uint64_t)problem->param[PARAM_LOADS]);
-    expect_ends(problem, 1);
+    const word_chain *memory = ML_CONSTANTS(word_chain, problem);
+    chase_state *state = (chase_state *)problem->state;
+    *state = chase_sizes(problem, memory->chain_words, 1, memory->warm_loads);
+    load_chain(problem, state);
 }
 
-static void setup_constant_chase(ml_problem *problem, lab_state *state)
+/* One lap of the chain warms the constant caches. */
+static void setup_constant_chase(ml_problem *problem)
 {
-    long long kind = problem->argument;
-    uint64_t per_link = constant_words_per_link(kind);
-    uint64_t links = constant_links(kind);
-    uint32_t *order = chain_order(links, problem->seed);
-    unsigned *next = chain_words(order, links, per_link);
-    ml_copy_to_symbol("constant_chain", next, links * per_link * 4);
-    free(next);
-    keep_chain(state, order, links, per_link, links + (uint64_t)problem->param[PARAM_LOADS]);
-    state->starts = (unsigned *)ml_device_alloc(32 * sizeof(unsigned));
-    expect_ends(problem, 32);
+    const constant_chain_layout *layout = ML_CONSTANTS(constant_chain_layout, problem);
+    chase_state *state = (chase_state *)problem->state;
+    *state = chase_sizes(problem, layout->links, layout->words_per_link, layout->links);
+    unsigned *words = make_chain(problem, state);
+    ml_copy_to_symbol("constant_chain", words, state->span_bytes);
+    free(words);
+    state->starts = (unsigned *)ml_device_buffer(problem, 32 * sizeof(unsigned));
+    expect_ends(problem, state, 32);
 }
 
-/* A chain is made once, from --seed: remaking one of hundreds of MiB for every launch would take
- * longer than the launches. Each fill starts it at a new place in its lap instead, drawn from
- * the seed (a stream of its own, apart from the shuffle's), so where it ends is new too and
- * known at once: order[(place + loads) % links]. A divergent warp's lane l starts 8 l links
- * further (32 places, all different); the others' lanes start alike. */
-static void fill_chain_starts(ml_problem *problem, lab_state *state)
+/* Each fill starts the chain at a new place in its lap, drawn from the seed (a stream of its own,
+ * apart from the shuffle's), so where it ends is new too and known at once:
+ * order[(place + loads) % links]. Lane l starts lane_spread * l links further. */
+static void place_lanes(const ml_problem *problem, chase_state *state, uint64_t lane_spread,
+                        unsigned *starts)
 {
     uint64_t random = ~problem->seed;
     uint64_t first = next_random(&random) % state->links;
-    unsigned starts[32];
+    uint64_t loads = (uint64_t)state->warm_loads + state->timed_loads;
     for (size_t lane = 0; lane < problem->output_count; lane++) {
-        uint64_t place = (first + (problem->argument == CONSTANT_DIVERGENT ? 8 * lane : 0)) %
-                         state->links;
-        starts[lane] = (unsigned)(state->order[place] * state->per_link);
-        state->ends[lane] = chain_end(state->order, state->links, place, state->loads,
-                                      state->per_link);
+        uint64_t place = (first + lane_spread * lane) % state->links;
+        starts[lane] = (unsigned)(state->order[place] * state->words_per_link);
+        state->ends[lane] =
+            (uint32_t)(state->order[(place + loads) % state->links] * state->words_per_link);
     }
-    /* chase_constant reads its starts from memory; the other chases take theirs as an argument. */
-    if (state->starts != NULL)
-        ML_CUDA_CHECK(cudaMemcpy(state->starts, starts, problem->output_count * sizeof(unsigned),
-                                 cudaMemcpyHostToDevice));
-    else
-        state->start = starts[0];
 }
 
-static void setup_register_chain(ml_problem *problem, lab_state *state)
+/* One thread's start, an argument of its kernel. */
+static void fill_chase(ml_problem *problem)
 {
-    state->x = (float *)ml_device_alloc(sizeof(float));
-    problem->output = (float *)ml_device_alloc(sizeof(float));
-    problem->output_count = 1;
-    problem->reference = (float *)ml_host_alloc(sizeof(float));
-    problem->tolerance = 0;
-    problem->cycles = (long long *)ml_device_alloc(sizeof(long long));
-    problem->timed_operations = (double)problem->param[PARAM_LOADS];
+    chase_state *state = (chase_state *)problem->state;
+    place_lanes(problem, state, 0, &state->start);
+}
+
+/* chase_constant reads its lanes' starts from memory. */
+static void fill_constant_chase(ml_problem *problem)
+{
+    chase_state *state = (chase_state *)problem->state;
+    unsigned starts[32];
+    place_lanes(problem, state, ML_CONSTANTS(constant_chain_layout, problem)->lane_spread, starts);
+    ML_CUDA_CHECK(cudaMemcpy(state->starts, starts, problem->output_count * sizeof(unsigned),
+                             cudaMemcpyHostToDevice));
+}
+
+/* What fill_inputs kept: where each lane's chase ends. */
+static void chase_ends_at(const ml_problem *problem, const size_t *position, size_t count,
+                          void *values)
+{
+    const chase_state *state = (const chase_state *)problem->state;
+    for (size_t k = 0; k < count; k++)
+        ((uint32_t *)values)[k] = state->ends[position[k]];
 }
 
 /* The FMA chain from a random start, on the CPU in the same order: fmaf rounds once, as the
  * GPU's FFMA does. */
-static void fill_register_chain(ml_problem *problem, lab_state *state)
+static void fill_fma_chain(ml_problem *problem)
 {
+    fma_state *state = (fma_state *)problem->state;
     ml_fill_random(state->x, 1, problem->seed);
     float a = ml_random_value(problem->seed, 0);
-    for (long long i = 0; i < problem->param[PARAM_LOADS]; i++)
+    for (unsigned i = 0; i < state->timed_operations; i++)
         a = fmaf(a, 0.9999f, 0.0001f);
     state->fma_end = a;
+}
+
+static void fma_end_at(const ml_problem *problem, const size_t *position, size_t count,
+                       void *values)
+{
+    const fma_state *state = (const fma_state *)problem->state;
+    for (size_t k = 0; k < count; k++)
+        ((float *)values)[k] = state->fma_end;
+}
+
+static void setup_fma_chain(ml_problem *problem)
+{
+    fma_state *state = (fma_state *)problem->state;
+    state->x = (float *)ml_device_buffer(problem, sizeof(float));
+    state->timed_operations = (unsigned)ml_size(problem, "loads");
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, 1, 0);
+    expect_clock(problem, state->timed_operations);
+    fill_fma_chain(problem);
+    problem->reference[0] = state->fma_end;
 }
 
 /* Input values are whole numbers 0 .. 7, so every sum a thread makes is exact in float whatever
@@ -711,20 +724,20 @@ static uint64_t greatest_common_divisor(uint64_t a, uint64_t b)
 }
 
 /* Thread t's sum, as the kernels make it (see kernels.cu), from the float4s' totals: the table
- * of all of them, or, where totals is NULL, each recomputed from the seed. Each round the
- * thread reads the float4s k = t, t + stride, ... moved on by 32 a round (read_constant: float4
- * 0, moved on by 1), wrapped at the end; the rounds repeat after vectors / gcd(move, vectors) of
- * them, so one period's sums count for every whole period and the rest are added once. */
-static double thread_sum(long long kind, const bandwidth_run *run, const double *totals,
-                         uint64_t seed, size_t t, size_t stride)
+ * of all of them, or, where totals is NULL, each recomputed from the seed. The rounds repeat
+ * after vectors / gcd(move, vectors) of them, so one period's sums count for every whole period
+ * and the rest are added once. */
+static double thread_sum(const bandwidth_state *run, const double *totals, uint64_t seed,
+                         size_t t)
 {
-    uint64_t move = kind == BANDWIDTH_CONSTANT ? 1 : 32;
+    uint64_t move = run->reads->move;
+    unsigned all_rounds = run->reads->rounds;
     uint64_t period = run->vectors / greatest_common_divisor(move, run->vectors);
-    uint64_t rounds = run->rounds < period ? run->rounds : period, rest = run->rounds % period;
+    uint64_t rounds = all_rounds < period ? all_rounds : period, rest = all_rounds % period;
     double lap = 0, sum = 0;
     for (uint64_t round = 0; round < rounds; round++) {
         double got = 0;
-        for (size_t k = t; k < run->vectors; k += stride) {
+        for (size_t k = t; k < run->vectors; k += run->read_stride) {
             size_t index = (k + move * round) % run->vectors;
             got += totals != NULL ? totals[index] : vector_total(seed, index);
         }
@@ -732,173 +745,150 @@ static double thread_sum(long long kind, const bandwidth_run *run, const double 
         if (round < rest)
             sum += got;
     }
-    return sum + (double)(run->rounds / period) * lap;
+    return sum + (double)(all_rounds / period) * lap;
 }
 
-/* The sums of the threads at `count` positions (NULL: threads 0 .. count - 1). read_constant's
- * threads all make one sum, and read_shared's and read_region's repeat every block: those are
+/* The sums of the threads at `count` positions (NULL: threads 0 .. count - 1). Sums that repeat
+ * (read_constant's threads all make one, read_shared's and read_region's repeat every block) are
  * made once each; read_grid_l2's thread by thread. */
 static void bandwidth_sums(const ml_problem *problem, const double *totals,
                            const size_t *position, size_t count, float *sums)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    long long kind = problem->argument;
-    bandwidth_run run = {state->vectors, state->rounds};
-    size_t threads = (size_t)state->blocks * BANDWIDTH_THREADS;
-    size_t groups = kind == BANDWIDTH_CONSTANT                          ? 1
-                    : kind == BANDWIDTH_SHARED || kind == BANDWIDTH_L1 ? BANDWIDTH_THREADS
-                                                                        : threads;
-    size_t stride = kind == BANDWIDTH_CONSTANT ? run.vectors : groups;
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    size_t groups = run->sum_period;
     if (groups <= BANDWIDTH_THREADS) {
         double group_sum[BANDWIDTH_THREADS];
 #pragma omp parallel for
         for (size_t g = 0; g < groups; g++)
-            group_sum[g] = thread_sum(kind, &run, totals, problem->seed, g, stride);
+            group_sum[g] = thread_sum(run, totals, problem->seed, g);
         for (size_t k = 0; k < count; k++)
             sums[k] = (float)group_sum[(position != NULL ? position[k] : k) % groups];
         return;
     }
 #pragma omp parallel for
     for (size_t k = 0; k < count; k++)
-        sums[k] = (float)thread_sum(kind, &run, totals, problem->seed,
-                                    position != NULL ? position[k] : k, stride);
+        sums[k] = (float)thread_sum(run, totals, problem->seed,
+                                    position != NULL ? position[k] : k);
 }
 
-static void setup_bandwidth(ml_problem *problem, lab_state *state)
+static void sums_at(const ml_problem *problem, const size_t *position, size_t count,
+                    void *values)
 {
-    bandwidth_run run = bandwidth_size(problem->argument);
-    state->vectors = run.vectors;
-    state->rounds = run.rounds;
-    state->blocks = bandwidth_blocks();
-    if (problem->argument != BANDWIDTH_CONSTANT)
-        state->in = (float4 *)ml_device_alloc(run.vectors * sizeof(float4));
-    size_t threads = (size_t)state->blocks * BANDWIDTH_THREADS;
-    problem->output = (float *)ml_device_alloc(threads * sizeof(float));
-    problem->output_count = threads;
-    problem->reference = (float *)ml_host_alloc(threads * sizeof(float));
-    problem->tolerance = 0;
-    problem->bytes = bandwidth_bytes(problem->argument);
+    bandwidth_sums(problem, NULL, position, count, (float *)values);
 }
 
-/* The whole output's reference for the checked launch, from a table of every float4's total
- * (each is read by many threads). */
-static void bandwidth_reference(ml_problem *problem)
+/* Every thread's sum, compared exactly. The checked launch's reference comes from a table of
+ * every float4's total (each is read by many threads). */
+static void expect_sums(ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    double *totals = (double *)ml_host_alloc(state->vectors * sizeof(double));
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, (size_t)run->blocks * BANDWIDTH_THREADS, 0);
+    double *totals = (double *)ml_host_alloc(run->vectors * sizeof(double));
 #pragma omp parallel for
-    for (size_t k = 0; k < state->vectors; k++)
+    for (size_t k = 0; k < run->vectors; k++)
         totals[k] = vector_total(problem->seed, k);
     bandwidth_sums(problem, totals, NULL, problem->output_count, problem->reference);
     free(totals);
 }
 
-/* The inputs of the seed: whole numbers made on the GPU (read_constant's 4 KiB on the CPU). */
-static void fill_bandwidth(ml_problem *problem, lab_state *state)
+/* The inputs of the seed: whole numbers made on the GPU. */
+static void fill_buffer(ml_problem *problem)
 {
-    size_t floats = state->vectors * 4;
-    if (problem->argument == BANDWIDTH_CONSTANT) {
-        float values[CONSTANT_BANDWIDTH_VECTORS * 4];
-        for (size_t i = 0; i < floats; i++)
-            values[i] = whole_number(ml_random_value(problem->seed, i));
-        ml_copy_to_symbol("constant_vectors", values, sizeof values);
-        return;
-    }
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    size_t floats = run->vectors * 4;
     unsigned blocks = ml_blocks_for(floats, 256);
-    fill_whole_numbers<<<blocks < 65536 ? blocks : 65536, 256>>>((float *)state->in, floats,
+    fill_whole_numbers<<<blocks < 65536 ? blocks : 65536, 256>>>((float *)run->in, floats,
                                                                   problem->seed);
     ML_LAUNCH_CHECK();
 }
 
-static void fill_inputs(ml_problem *problem)
+/* read_constant's 4 KiB, made on the CPU. */
+static void fill_constant_vectors(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    if (problem->argument == REGISTER_CHAIN)
-        fill_register_chain(problem, state);
-    else if (is_bandwidth(problem->argument))
-        fill_bandwidth(problem, state);
-    else
-        fill_chain_starts(problem, state);
+    float values[CONSTANT_BANDWIDTH_VECTORS * 4];
+    for (size_t i = 0; i < ML_COUNT(values); i++)
+        values[i] = whole_number(ml_random_value(problem->seed, i));
+    ml_copy_to_symbol("constant_vectors", values, sizeof values);
 }
 
-/* What fill_inputs kept (a chain's ends, the FMA chain's), or the bandwidth sums at those
- * threads. */
-static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
-                         void *values)
+static void setup_buffer_reads(ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    if (is_bandwidth(problem->argument)) {
-        bandwidth_sums(problem, NULL, position, count, (float *)values);
-        return;
-    }
-    for (size_t k = 0; k < count; k++) {
-        if (problem->argument == REGISTER_CHAIN)
-            ((float *)values)[k] = state->fma_end;
-        else
-            ((uint32_t *)values)[k] = state->ends[position[k]];
-    }
+    bandwidth_state *run = (bandwidth_state *)problem->state;
+    *run = bandwidth_sizes(problem);
+    run->in = (float4 *)ml_device_buffer(problem, run->vectors * sizeof(float4));
+    fill_buffer(problem);
+    expect_sums(problem);
 }
 
-static void setup(ml_problem *problem)
+static void setup_constant_reads(ml_problem *problem)
 {
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    memset(state, 0, sizeof *state);
-    problem->state = state;
-    problem->flops = 0;
-    long long kind = problem->argument;
-    if (is_global_chase(kind))
-        setup_global_chase(problem, state);
-    else if (kind == CHASE_SHARED)
-        setup_word_chase(problem, state, SHARED_CHAIN_WORDS, 0);
-    else if (kind == CHASE_LOCAL)
-        setup_word_chase(problem, state, LOCAL_CHAIN_WORDS, LOCAL_CHAIN_WORDS);
-    else if (kind == REGISTER_CHAIN)
-        setup_register_chain(problem, state);
-    else if (is_bandwidth(kind))
-        setup_bandwidth(problem, state);
-    else
-        setup_constant_chase(problem, state);
-    fill_inputs(problem);
-    if (is_bandwidth(kind)) {
-        bandwidth_reference(problem);
-        return;
-    }
-    /* One output, or a warp's 32: the reference is reference_at's at every one. */
-    size_t position[32];
-    for (size_t k = 0; k < problem->output_count; k++)
-        position[k] = k;
-    reference_at(problem, position, problem->output_count,
-                 kind == REGISTER_CHAIN ? (void *)problem->reference
-                                        : (void *)problem->reference_counts);
+    *(bandwidth_state *)problem->state = bandwidth_sizes(problem);
+    fill_constant_vectors(problem);
+    expect_sums(problem);
 }
 
-static void teardown(ml_problem *problem)
+static double bandwidth_device_bytes(const ml_problem *problem)
 {
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->next);
-    ml_device_free(state->starts);
-    ml_device_free(state->x);
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    ml_device_free(problem->cycles);
-    free(state->order);
-    free(state);
+    bandwidth_state run = bandwidth_sizes(problem);
+    return (double)run.vectors * 16.0 + run.blocks * BANDWIDTH_THREADS * 4.0;
 }
+
+/* Bytes the threads read: each reads vectors / read_stride float4s a round (read_shared and
+ * read_region: a block reads all of its buffer; read_grid_l2: the grid reads it once;
+ * read_constant: one float4 a thread). */
+static double bandwidth_bytes(const ml_problem *problem)
+{
+    bandwidth_state run = bandwidth_sizes(problem);
+    double threads = (double)run.blocks * BANDWIDTH_THREADS;
+    return threads * (double)(run.vectors / run.read_stride) * 16.0 * run.reads->rounds;
+}
+
+const ml_family global_chase = {
+    .name = "global_chase", .state_bytes = sizeof(chase_state), .device_bytes = global_chase_bytes,
+    .setup = setup_global_chase, .fill_inputs = fill_chase, .reference_at = chase_ends_at,
+    .launch = launch_global_chase, .predict = predict_global_chase};
+const ml_family word_chase = {
+    .name = "word_chase", .state_bytes = sizeof(chase_state), .device_bytes = on_chip_bytes,
+    .setup = setup_word_chase, .fill_inputs = fill_chase, .reference_at = chase_ends_at,
+    .launch = launch_word_chase, .predict = predict_word_chase};
+const ml_family constant_warp_chase = {
+    .name = "constant_warp_chase", .state_bytes = sizeof(chase_state),
+    .device_bytes = on_chip_bytes, .setup = setup_constant_chase,
+    .fill_inputs = fill_constant_chase, .reference_at = chase_ends_at,
+    .launch = launch_constant_chase, .predict = predict_constant_chase};
+const ml_family fma_latency = {
+    .name = "fma_latency", .state_bytes = sizeof(fma_state), .device_bytes = on_chip_bytes,
+    .setup = setup_fma_chain, .fill_inputs = fill_fma_chain, .reference_at = fma_end_at,
+    .launch = launch_fma_chain, .predict = predict_fma_chain};
+const ml_family shared_reads = {
+    .name = "shared_reads", .state_bytes = sizeof(bandwidth_state),
+    .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
+    .reference_at = sums_at, .launch = launch_shared_reads, .predict = predict_shared_reads,
+    .bytes_read = bandwidth_bytes};
+const ml_family region_reads = {
+    .name = "region_reads", .state_bytes = sizeof(bandwidth_state),
+    .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
+    .reference_at = sums_at, .launch = launch_region_reads, .predict = predict_region_reads,
+    .bytes_read = bandwidth_bytes};
+const ml_family grid_reads = {
+    .name = "grid_reads", .state_bytes = sizeof(bandwidth_state),
+    .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
+    .reference_at = sums_at, .launch = launch_grid_reads, .predict = predict_grid_reads,
+    .bytes_read = bandwidth_bytes};
+const ml_family constant_reads = {
+    .name = "constant_reads", .state_bytes = sizeof(bandwidth_state),
+    .device_bytes = bandwidth_device_bytes, .setup = setup_constant_reads,
+    .fill_inputs = fill_constant_vectors, .reference_at = sums_at, .launch = launch_constant_reads,
+    .predict = predict_constant_reads, .bytes_read = bandwidth_bytes};
 
 static const ml_lab lab = {
     .program = "hierarchy_map",
     .title = "Lab 07: a map of the memory hierarchy, measured on this GPU",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .check_params = check_params,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

@@ -28,58 +28,30 @@
 #include "memlab.h"
 #include "atomics.h"
 
-enum { PARAM_N, PARAM_BINS, PARAM_DISTINCT, PARAM_HOT, PARAM_COUNT };
-
 /* The default n keeps a first run short: atomic_each makes n atomics on one address, and every
  * launch is timed and profiled. */
-static const ml_param params[PARAM_COUNT] = {
+static const ml_param params[] = {
     {"n", 1 << 24, 1, 1ll << 30, "values counted or added"},
-    {"bins", 256, 1, MAX_BINS, "histogram: bins (the values are 0 .. bins - 1)"},
-    {"distinct", 32, 1, 32, "histogram: bins the values of one warp fall in"},
-    {"hot", 0, 0, 100, "histogram: percent of each warp's lanes whose value is bin 0"},
+    {"bins", 256, 1, MAX_BINS, "histogram: bins (the values are 0 .. bins - 1)",
+     .used_by = "histogram,private_histogram"},
+    {"distinct", 32, 1, 32, "histogram: bins the values of one warp fall in",
+     .used_by = "histogram,private_histogram"},
+    {"hot", 0, 0, 100, "histogram: percent of each warp's lanes whose value is bin 0",
+     .used_by = "histogram,private_histogram"},
 };
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-enum { HISTOGRAM_GLOBAL, HISTOGRAM_SHARED, HISTOGRAM_AGGREGATED, SUM_ATOMIC, SUM_TREE, SUM_SHUFFLE };
+/* A histogram of one global RED instruction per warp of values. aggregated: only the lowest lane
+ * of each bin takes part, adding for all of them; finding them costs the shuffle unit a VOTE of
+ * the whole warp every round (32 thread instructions) and a MATCH per lane with a value. */
+typedef struct {
+    int aggregated;
+    double vote_lanes_per_round, match_lanes_per_value;
+} red_histogram;
 
-static void launch_histogram(const ml_problem *problem);
-static void launch_sum(const ml_problem *problem);
-static void predict_histogram(long long kind, const long long *param, ml_prediction *prediction);
-static void predict_sum(long long kind, const long long *param, ml_prediction *prediction);
-
-#define HISTOGRAM_METRICS "global_red_instructions,l2_red_requests,l2_red_bytes,shared_atom_instructions,shuffle_thread_instructions"
-#define SUM_METRICS "global_red_instructions,l2_red_requests,shared_ld_instructions,shared_st_instructions,shuffle_thread_instructions"
-
-static const ml_variant variants[] = {
-    {.name = "global_atomic", .summary = "histogram: one global atomicAdd per value",
-     .kernel = "histogram_global_atomic", .block = {ATOMICS_THREADS},
-     .launch = launch_histogram, .argument = HISTOGRAM_GLOBAL, .uses = "n,bins,distinct,hot",
-     .metrics = HISTOGRAM_METRICS, .predict = predict_histogram},
-    {.name = "shared_private", .summary = "histogram: a block's own in shared memory, merged with one atomic per bin",
-     .kernel = "histogram_shared_private", .block = {ATOMICS_THREADS},
-     .launch = launch_histogram, .argument = HISTOGRAM_SHARED, .uses = "n,bins,distinct,hot",
-     .metrics = HISTOGRAM_METRICS, .predict = predict_histogram},
-    {.name = "warp_aggregated", .summary = "histogram: lanes with the same bin add once, together",
-     .kernel = "histogram_warp_aggregated", .block = {ATOMICS_THREADS},
-     .launch = launch_histogram, .argument = HISTOGRAM_AGGREGATED, .uses = "n,bins,distinct,hot",
-     .metrics = HISTOGRAM_METRICS, .predict = predict_histogram},
-    {.name = "atomic_each", .summary = "sum: one global atomicAdd per value, all on one address",
-     .kernel = "sum_atomic_each", .block = {ATOMICS_THREADS}, .launch = launch_sum,
-     .argument = SUM_ATOMIC, .uses = "n", .metrics = SUM_METRICS, .predict = predict_sum},
-    {.name = "shared_tree", .summary = "sum: a tree in shared memory, one atomicAdd per block",
-     .kernel = "sum_shared_tree", .block = {ATOMICS_THREADS}, .launch = launch_sum,
-     .argument = SUM_TREE, .uses = "n", .metrics = SUM_METRICS, .predict = predict_sum},
-    {.name = "warp_shuffle", .summary = "sum: float4 loads, warp shuffles, one atomicAdd per block",
-     .kernel = "sum_warp_shuffle", .block = {ATOMICS_THREADS}, .launch = launch_sum,
-     .argument = SUM_SHUFFLE, .uses = "n", .metrics = SUM_METRICS, .predict = predict_sum},
-};
-#define VARIANT_COUNT (int)(sizeof variants / sizeof variants[0])
-
-static int is_histogram(long long kind)
-{
-    return kind == HISTOGRAM_GLOBAL || kind == HISTOGRAM_SHARED || kind == HISTOGRAM_AGGREGATED;
-}
+static const red_histogram each_lane_adds = {0, 0, 0};
+static const red_histogram lanes_agree = {1, 32, 1};
 
 /* The sum_warp_shuffle grid: this many blocks per SM keep every SM busy (8 x 256 threads, the
  * most an SM holds), fewer when n has not that many float4s. The SMs are the model GPU's: the
@@ -87,30 +59,73 @@ static int is_histogram(long long kind)
  * count the same grid. */
 #define SHUFFLE_BLOCKS_PER_SM 8
 
-static unsigned shuffle_blocks(uint64_t n)
+static unsigned gpu_filling_blocks(const ml_problem *problem, size_t n)
 {
     uint64_t needed = ml_ceil_div((long long)(n / 4 > 0 ? n / 4 : 1), ATOMICS_THREADS);
     uint64_t filling = (uint64_t)ml_model_gpu()->sm_count * SHUFFLE_BLOCKS_PER_SM;
     return (unsigned)(needed < filling ? needed : filling);
 }
 
-/* ---- the histogram's values: a warp pattern -------------------------------------------------- */
+/* A sum's grid (ml_blocks_of: a thread per value) and, for a sum that adds once per block
+ * (block_sum), the model's count of what each block issues besides its atomicAdd. */
+typedef struct {
+    unsigned (*blocks)(const ml_problem *problem, size_t n);
+    double shared_loads, shared_stores, shuffle_lanes; /* per block */
+} sum_plan;
 
-/* Lanes of a warp holding the hot bin, 0. */
-static unsigned hot_lanes(const long long *param)
-{
-    return (unsigned)((param[PARAM_HOT] * 32 + 50) / 100);
-}
+/* atomic_each: a thread per value, no shared memory, no shuffles. */
+static const sum_plan value_per_thread = {ml_blocks_of, 0, 0, 0};
+/* shared_tree: 8 warps store their values; then the model counts each step's two loads and store
+ * as issued by all 8 warps at every one of the 8 steps, lanes at or above the stride switched off
+ * (nvcc predicates them, no branch); thread 0's warp loads partial[0] once more. */
+static const sum_plan tree_of_values = {ml_blocks_of, WARPS_PER_BLOCK * 8 * 2 + 1,
+                                        WARPS_PER_BLOCK * (1 + 8), 0};
+/* warp_shuffle: every warp shuffles 5 times, warp 0 of each block 5 times more; each block's
+ * lane 0s store a warp's sum and warp 0 loads them. */
+static const sum_plan shuffled_warps = {gpu_filling_blocks, 1, WARPS_PER_BLOCK,
+                                        ATOMICS_THREADS * 5 + 32 * 5};
+
+/* The histograms share their values and counts, the sums their floats and sum. The privatized
+ * histogram has a launch of its own; the sum of an atomic per value a model of its own. */
+extern const ml_family histogram, private_histogram, atomic_sum, block_sum;
+
+#define HISTOGRAM_METRICS "global_red_instructions,l2_red_requests,l2_red_bytes,shared_atom_instructions,shuffle_thread_instructions"
+#define SUM_METRICS "global_red_instructions,l2_red_requests,shared_ld_instructions,shared_st_instructions,shuffle_thread_instructions"
+
+static const ml_variant variants[] = {
+    {.name = "global_atomic", .summary = "histogram: one global atomicAdd per value",
+     .family = &histogram, .kernel = "histogram_global_atomic", .block = {ATOMICS_THREADS},
+     .constants = &each_lane_adds, .metrics = HISTOGRAM_METRICS},
+    {.name = "shared_private", .summary = "histogram: a block's own in shared memory, merged with one atomic per bin",
+     .family = &private_histogram, .kernel = "histogram_shared_private",
+     .block = {ATOMICS_THREADS}, .metrics = HISTOGRAM_METRICS},
+    {.name = "warp_aggregated", .summary = "histogram: lanes with the same bin add once, together",
+     .family = &histogram, .kernel = "histogram_warp_aggregated", .block = {ATOMICS_THREADS},
+     .constants = &lanes_agree, .metrics = HISTOGRAM_METRICS},
+    {.name = "atomic_each", .summary = "sum: one global atomicAdd per value, all on one address",
+     .family = &atomic_sum, .kernel = "sum_atomic_each", .block = {ATOMICS_THREADS},
+     .constants = &value_per_thread, .metrics = SUM_METRICS},
+    {.name = "shared_tree", .summary = "sum: a tree in shared memory, one atomicAdd per block",
+     .family = &block_sum, .kernel = "sum_shared_tree", .block = {ATOMICS_THREADS},
+     .constants = &tree_of_values, .metrics = SUM_METRICS},
+    {.name = "warp_shuffle", .summary = "sum: float4 loads, warp shuffles, one atomicAdd per block",
+     .family = &block_sum, .kernel = "sum_warp_shuffle", .block = {ATOMICS_THREADS},
+     .constants = &shuffled_warps, .metrics = SUM_METRICS},
+};
+
+/* ---- the histogram's values: a warp pattern -------------------------------------------------- */
 
 /* What the values are made from: the sizes (passed by value to the fill kernel). */
 typedef struct {
     unsigned bins, distinct, hot; /* hot: lanes of a warp holding bin 0 */
 } warp_pattern;
 
-static warp_pattern pattern_of(const long long *param)
+static warp_pattern pattern_of(const ml_problem *problem)
 {
-    return (warp_pattern){(unsigned)param[PARAM_BINS], (unsigned)param[PARAM_DISTINCT],
-                          hot_lanes(param)};
+    warp_pattern pattern = {(unsigned)ml_size(problem, "bins"),
+                            (unsigned)ml_size(problem, "distinct"),
+                            (unsigned)((ml_size(problem, "hot") * 32 + 50) / 100)};
+    return pattern;
 }
 
 /* The pattern's value of element i: lanes below hot hold bin 0; the others cycle through
@@ -163,44 +178,55 @@ static __global__ void fill_histogram_values(unsigned *values, size_t n, warp_pa
         values[i] = histogram_value(i, pattern, seed);
 }
 
-static const char *check_params(const long long *param)
+static const char *check_params(const ml_problem *problem)
 {
-    unsigned hot = hot_lanes(param);
-    if (hot < 32 && param[PARAM_DISTINCT] > param[PARAM_BINS] - (hot > 0 ? 1 : 0))
-        return hot > 0 ? "--distinct must be below --bins when --hot is set (bin 0 is the hot one)"
-                       : "--distinct must be at most --bins";
+    warp_pattern pattern = pattern_of(problem);
+    if (pattern.hot < 32 && pattern.distinct > pattern.bins - (pattern.hot > 0 ? 1 : 0))
+        return pattern.hot > 0
+                   ? "--distinct must be below --bins when --hot is set (bin 0 is the hot one)"
+                   : "--distinct must be at most --bins";
     return NULL;
 }
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
 typedef struct {
-    void *in;                   /* the histogram's values (unsigned) or the floats to add */
+    size_t n;
+    warp_pattern pattern;
+    unsigned *values;           /* device: the bins counted */
     uint32_t *counts;           /* host: the histogram of the values fill_inputs made */
-    double sum;                 /* the sum of the floats it made */
-} lab_state;
+} histogram_state;
 
+typedef struct {
+    size_t n;
+    float *in;                  /* device: the floats added */
+    double sum;                 /* the sum of the floats fill_inputs made */
+} sum_state;
+
+/* histogram_global_atomic, histogram_warp_aggregated(values, n, histogram) */
 static void launch_histogram(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    unsigned bins = (unsigned)problem->param[PARAM_BINS];
-    dim3 grid(ml_blocks_for(n, HISTOGRAM_VALUES_PER_BLOCK));
-    /* histogram_global_atomic(values, n, histogram); the private one also gets bins and
-     * bins * 4 bytes of shared memory */
-    void *arguments[] = {(void *)&state->in, &n, (void *)&problem->output, &bins};
-    size_t shared = problem->argument == HISTOGRAM_SHARED ? bins * sizeof(unsigned) : 0;
-    ml_launch(problem, grid, shared, arguments);
+    const histogram_state *state = (const histogram_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->values), ML_ARG(state->n), ML_ARG(problem->output)};
+    ML_LAUNCH(problem, ml_blocks_for(state->n, HISTOGRAM_VALUES_PER_BLOCK), 0, arguments);
 }
 
+/* histogram_shared_private(values, n, histogram, bins), with bins * 4 bytes of shared memory */
+static void launch_private_histogram(const ml_problem *problem)
+{
+    const histogram_state *state = (const histogram_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->values), ML_ARG(state->n), ML_ARG(problem->output),
+                               ML_ARG(state->pattern.bins)};
+    ML_LAUNCH(problem, ml_blocks_for(state->n, HISTOGRAM_VALUES_PER_BLOCK),
+              state->pattern.bins * sizeof(unsigned), arguments);
+}
+
+/* sum_...(in, n, sum), on the variant's grid */
 static void launch_sum(const ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    size_t n = (size_t)problem->param[PARAM_N];
-    dim3 grid(problem->argument == SUM_SHUFFLE ? shuffle_blocks(n) : ml_blocks_of(problem, n));
-    /* sum_...(in, n, sum) */
-    void *arguments[] = {(void *)&state->in, &n, (void *)&problem->output};
-    ml_launch(problem, grid, 0, arguments);
+    const sum_state *state = (const sum_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(state->n), ML_ARG(problem->output)};
+    ML_LAUNCH(problem, ML_CONSTANTS(sum_plan, problem)->blocks(problem, state->n), 0, arguments);
 }
 
 /* ---- predictions ----------------------------------------------------------------------------- */
@@ -244,12 +270,12 @@ static void add_red(const unsigned *bin, unsigned lanes, double repeat, red_cost
 
 /* Adds what the RED of the warp of values `warp` (its first `lanes` lanes) sends the L2, times
  * repeat. aggregated: only the first lane of each bin takes part. */
-static void add_warp_reds(uint64_t warp, unsigned lanes, const long long *param, int aggregated,
+static void add_warp_reds(uint64_t warp, unsigned lanes, warp_pattern pattern, int aggregated,
                           double repeat, red_cost *cost)
 {
     unsigned bin[32], count = 0;
     for (unsigned lane = 0; lane < lanes; lane++) {
-        unsigned value = pattern_value(warp * 32 + lane, pattern_of(param));
+        unsigned value = pattern_value(warp * 32 + lane, pattern);
         int seen = 0;
         for (unsigned k = 0; aggregated && k < count; k++)
             seen |= bin[k] == value;
@@ -262,127 +288,109 @@ static void add_warp_reds(uint64_t warp, unsigned lanes, const long long *param,
 /* The histograms' global reductions, warp of values by warp of values (32 consecutive values).
  * Warps w and w + cold_bins start alike, so one warp of each start stands for all that share
  * it; the last warp, if n is no multiple of 32, has fewer lanes. */
-static red_cost predict_histogram_reds(const long long *param, int aggregated)
+static red_cost predict_histogram_reds(uint64_t n, warp_pattern pattern, int aggregated)
 {
-    uint64_t n = (uint64_t)param[PARAM_N], full_warps = n / 32;
-    uint64_t period = (uint64_t)param[PARAM_BINS] - (hot_lanes(param) > 0 ? 1 : 0);
+    uint64_t full_warps = n / 32;
+    uint64_t period = pattern.bins - (pattern.hot > 0 ? 1 : 0);
     if (period == 0)
         period = 1; /* every lane hot: every warp alike */
     red_cost cost = {0, 0};
     for (uint64_t w = 0; w < full_warps && w < period; w++) {
         double sharing = (double)(full_warps / period + (w < full_warps % period));
-        add_warp_reds(w, 32, param, aggregated, sharing, &cost);
+        add_warp_reds(w, 32, pattern, aggregated, sharing, &cost);
     }
     if (n % 32 != 0)
-        add_warp_reds(full_warps, (unsigned)(n % 32), param, aggregated, 1.0, &cost);
+        add_warp_reds(full_warps, (unsigned)(n % 32), pattern, aggregated, 1.0, &cost);
     return cost;
 }
 
-static void predict_histogram(long long kind, const long long *param, ml_prediction *prediction)
+/* global_atomic and warp_aggregated: one RED instruction per warp of values. */
+static void predict_red_histogram(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t n = (uint64_t)param[PARAM_N], bins = (uint64_t)param[PARAM_BINS];
+    const red_histogram *reds = ML_CONSTANTS(red_histogram, problem);
+    uint64_t n = (uint64_t)ml_size(problem, "n");
     double warps = (double)ml_ceil_div((long long)n, 32);
     double blocks = (double)ml_ceil_div((long long)n, HISTOGRAM_VALUES_PER_BLOCK);
     /* Rounds of the loop in which a warp has a value: it votes in every round of its block. */
     double rounds = blocks * WARPS_PER_BLOCK * HISTOGRAM_ITEMS_PER_THREAD;
-    switch (kind) {
-    case HISTOGRAM_GLOBAL: {
-        red_cost cost = predict_histogram_reds(param, 0);
-        ml_predict(prediction, "global_red_instructions", warps);
-        ml_predict(prediction, "l2_red_requests", cost.requests);
-        ml_predict(prediction, "l2_red_bytes", cost.bytes);
-        ml_predict(prediction, "shared_atom_instructions", 0);
-        ml_predict(prediction, "shuffle_thread_instructions", 0);
-        break;
-    }
-    case HISTOGRAM_SHARED: {
-        /* Every block merges every bin: one RED per warp of 32 consecutive bins, one line (one
-         * request), a 32-byte operand per sector of 8 bins. */
-        double merge_instructions = blocks * (double)ml_ceil_div((long long)bins, 32);
-        ml_predict(prediction, "global_red_instructions", merge_instructions);
-        ml_predict(prediction, "l2_red_requests", merge_instructions);
-        ml_predict(prediction, "l2_red_bytes",
-                   32.0 * blocks * (double)ml_ceil_div((long long)bins, 8));
-        ml_predict(prediction, "shared_atom_instructions", warps);
-        ml_predict(prediction, "shuffle_thread_instructions", 0);
-        break;
-    }
-    default: { /* HISTOGRAM_AGGREGATED */
-        red_cost cost = predict_histogram_reds(param, 1);
-        ml_predict(prediction, "global_red_instructions", warps);
-        ml_predict(prediction, "l2_red_requests", cost.requests);
-        ml_predict(prediction, "l2_red_bytes", cost.bytes);
-        ml_predict(prediction, "shared_atom_instructions", 0);
-        /* Every lane of every round votes (VOTE); those with a value match (MATCH). */
-        ml_predict(prediction, "shuffle_thread_instructions", 32.0 * rounds + (double)n);
-        break;
-    }
-    }
+    red_cost cost = predict_histogram_reds(n, pattern_of(problem), reds->aggregated);
+    ml_predict(prediction, "global_red_instructions", warps);
+    ml_predict(prediction, "l2_red_requests", cost.requests);
+    ml_predict(prediction, "l2_red_bytes", cost.bytes);
+    ml_predict(prediction, "shared_atom_instructions", 0);
+    ml_predict(prediction, "shuffle_thread_instructions",
+               reds->vote_lanes_per_round * rounds + reds->match_lanes_per_value * (double)n);
 }
 
-static void predict_sum(long long kind, const long long *param, ml_prediction *prediction)
+/* shared_private: one shared atomic instruction per warp of values, then every block merges
+ * every bin: one RED per warp of 32 consecutive bins, one line (one request), a 32-byte operand
+ * per sector of 8 bins. */
+static void predict_private_histogram(const ml_problem *problem, ml_prediction *prediction)
 {
-    uint64_t n = (uint64_t)param[PARAM_N];
-    double blocks = (double)ml_ceil_div((long long)n, ATOMICS_THREADS);
-    double warps = (double)ml_ceil_div((long long)n, 32);
-    switch (kind) {
-    case SUM_ATOMIC:
-        /* All 32 lanes add to one address: 32 requests a warp. */
-        ml_predict(prediction, "global_red_instructions", warps);
-        ml_predict(prediction, "l2_red_requests", (double)n);
-        ml_predict(prediction, "shared_ld_instructions", 0);
-        ml_predict(prediction, "shared_st_instructions", 0);
-        ml_predict(prediction, "shuffle_thread_instructions", 0);
-        break;
-    case SUM_TREE: {
-        /* Per block: 8 warps store their values; then the model counts each step's two loads
-         * and store as issued by all 8 warps at every one of the 8 steps, lanes at or above
-         * the stride switched off (nvcc predicates them, no branch); thread 0's warp loads
-         * partial[0] once more. */
-        double steps = 8;
-        double loads = WARPS_PER_BLOCK * steps * 2 + 1, stores = WARPS_PER_BLOCK * (1 + steps);
-        ml_predict(prediction, "global_red_instructions", blocks);
-        ml_predict(prediction, "l2_red_requests", blocks);
-        ml_predict(prediction, "shared_ld_instructions", blocks * loads);
-        ml_predict(prediction, "shared_st_instructions", blocks * stores);
-        ml_predict(prediction, "shuffle_thread_instructions", 0);
-        break;
-    }
-    default: { /* SUM_SHUFFLE */
-        double grid = shuffle_blocks(n);
-        /* Every warp shuffles 5 times, warp 0 of each block 5 times more; each block's lane 0s
-         * store a warp's sum and warp 0 loads them. */
-        ml_predict(prediction, "global_red_instructions", grid);
-        ml_predict(prediction, "l2_red_requests", grid);
-        ml_predict(prediction, "shared_ld_instructions", grid);
-        ml_predict(prediction, "shared_st_instructions", grid * WARPS_PER_BLOCK);
-        ml_predict(prediction, "shuffle_thread_instructions",
-                   grid * ATOMICS_THREADS * 5 + grid * 32 * 5);
-        break;
-    }
-    }
+    long long n = ml_size(problem, "n"), bins = ml_size(problem, "bins");
+    double warps = (double)ml_ceil_div(n, 32);
+    double blocks = (double)ml_ceil_div(n, HISTOGRAM_VALUES_PER_BLOCK);
+    double merge_instructions = blocks * (double)ml_ceil_div(bins, 32);
+    ml_predict(prediction, "global_red_instructions", merge_instructions);
+    ml_predict(prediction, "l2_red_requests", merge_instructions);
+    ml_predict(prediction, "l2_red_bytes", 32.0 * blocks * (double)ml_ceil_div(bins, 8));
+    ml_predict(prediction, "shared_atom_instructions", warps);
+    ml_predict(prediction, "shuffle_thread_instructions", 0);
+}
+
+/* atomic_each: all 32 lanes add to one address: 32 requests a warp. */
+static void predict_atomic_sum(const ml_problem *problem, ml_prediction *prediction)
+{
+    long long n = ml_size(problem, "n");
+    ml_predict(prediction, "global_red_instructions", (double)ml_ceil_div(n, 32));
+    ml_predict(prediction, "l2_red_requests", (double)n);
+    ml_predict(prediction, "shared_ld_instructions", 0);
+    ml_predict(prediction, "shared_st_instructions", 0);
+    ml_predict(prediction, "shuffle_thread_instructions", 0);
+}
+
+/* shared_tree and warp_shuffle: one RED (one request) per block, and the plan's counts. */
+static void predict_block_sum(const ml_problem *problem, ml_prediction *prediction)
+{
+    const sum_plan *plan = ML_CONSTANTS(sum_plan, problem);
+    double grid = plan->blocks(problem, (size_t)ml_size(problem, "n"));
+    ml_predict(prediction, "global_red_instructions", grid);
+    ml_predict(prediction, "l2_red_requests", grid);
+    ml_predict(prediction, "shared_ld_instructions", grid * plan->shared_loads);
+    ml_predict(prediction, "shared_st_instructions", grid * plan->shared_stores);
+    ml_predict(prediction, "shuffle_thread_instructions", grid * plan->shuffle_lanes);
 }
 
 /* ---- CPU reference, buffers ------------------------------------------------------------------ */
 
-static double device_bytes(const ml_variant *variant, const long long *param)
+static double histogram_device_bytes(const ml_problem *problem)
 {
-    double n = (double)param[PARAM_N];
-    return is_histogram(variant->argument) ? n * sizeof(unsigned) + param[PARAM_BINS] * 4.0
-                                           : n * sizeof(float) + sizeof(float);
+    return (double)ml_size(problem, "n") * sizeof(unsigned) + ml_size(problem, "bins") * 4.0;
+}
+
+static double sum_device_bytes(const ml_problem *problem)
+{
+    return (double)ml_size(problem, "n") * sizeof(float) + sizeof(float);
+}
+
+/* Every variant reads its n values (bins or floats, 4 bytes each) once. */
+static double values_read(const ml_problem *problem)
+{
+    return (double)ml_size(problem, "n") * sizeof(float);
 }
 
 /* The values on the GPU, from the seed; their counts on the CPU, from the same function of
  * (seed, index), while the GPU writes them. A full warp's values are its pattern's bins (a start,
  * the distinct bins from it and the lanes on each) turned by its turn: the full warps are counted
  * by (start, turn), each pair's bins added once, times the warps that have it. */
-static void fill_histogram(ml_problem *problem, lab_state *state)
+static void fill_histogram(ml_problem *problem)
 {
-    warp_pattern pattern = pattern_of(problem->param);
-    uint64_t n = (uint64_t)problem->param[PARAM_N], full_warps = n / 32;
+    histogram_state *state = (histogram_state *)problem->state;
+    warp_pattern pattern = state->pattern;
+    uint64_t n = state->n, full_warps = n / 32;
     unsigned blocks = ml_blocks_for(n, ATOMICS_THREADS);
     fill_histogram_values<<<blocks < 65536 ? blocks : 65536, ATOMICS_THREADS>>>(
-        (unsigned *)state->in, n, pattern, problem->seed);
+        state->values, n, pattern, problem->seed);
     ML_LAUNCH_CHECK();
 
     uint32_t *counts = state->counts;
@@ -414,16 +422,39 @@ static void fill_histogram(ml_problem *problem, lab_state *state)
         counts[histogram_value(i, pattern, problem->seed)]++;
 }
 
+/* The counts fill_histogram kept. */
+static void histogram_reference_at(const ml_problem *problem, const size_t *position,
+                                   size_t count, void *values)
+{
+    const histogram_state *state = (const histogram_state *)problem->state;
+    for (size_t k = 0; k < count; k++)
+        ((uint32_t *)values)[k] = state->counts[position[k]];
+}
+
+static void histogram_setup(ml_problem *problem)
+{
+    histogram_state *state = (histogram_state *)problem->state;
+    state->n = (size_t)ml_size(problem, "n");
+    state->pattern = pattern_of(problem);
+    size_t count_bytes = state->pattern.bins * sizeof(uint32_t);
+    state->values = (unsigned *)ml_device_buffer(problem, state->n * sizeof(unsigned));
+    state->counts = (uint32_t *)ml_host_buffer(problem, count_bytes);
+    fill_histogram(problem);
+    ml_expect_output(problem, ML_OUTPUT_COUNTED, state->pattern.bins, 0.0);
+    memcpy(problem->reference_counts, state->counts, count_bytes);
+}
+
 /* The floats on the GPU from the seed, added on the host in double (from the same seed, while
  * the GPU writes them). Any order of float additions rounds; with partial sums of a few sqrt(n)
  * and rounding errors that add like a random walk, 4 n FLT_EPSILON bounds the error with room to
  * spare. A value left out or added twice moves the sum by up to 1, beyond the bound below
  * n = 2^21: the rubric checks sums of 10^6 values (a bound of 0.48); larger runs catch only
  * larger errors. */
-static void fill_sum(ml_problem *problem, lab_state *state)
+static void fill_sum(ml_problem *problem)
 {
-    uint64_t n = (uint64_t)problem->param[PARAM_N];
-    ml_fill_random((float *)state->in, n, problem->seed);
+    sum_state *state = (sum_state *)problem->state;
+    uint64_t n = state->n;
+    ml_fill_random(state->in, n, problem->seed);
     double sum = 0;
 #pragma omp parallel for reduction(+ : sum)
     for (uint64_t i = 0; i < n; i++)
@@ -432,81 +463,58 @@ static void fill_sum(ml_problem *problem, lab_state *state)
     problem->tolerance = 4.0 * (double)n * FLT_EPSILON / fmax(fabs(sum), 1.0);
 }
 
-static void fill_inputs(ml_problem *problem)
+/* The sum fill_sum kept. */
+static void sum_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                             void *values)
 {
-    lab_state *state = (lab_state *)problem->state;
-    if (is_histogram(problem->argument))
-        fill_histogram(problem, state);
-    else
-        fill_sum(problem, state);
+    const sum_state *state = (const sum_state *)problem->state;
+    for (size_t k = 0; k < count; k++)
+        ((float *)values)[k] = (float)state->sum;
 }
 
-/* The counts or the sum fill_inputs kept. */
-static void reference_at(const ml_problem *problem, const size_t *position, size_t count,
-                         void *values)
+static void sum_setup(ml_problem *problem)
 {
-    const lab_state *state = (const lab_state *)problem->state;
-    for (size_t k = 0; k < count; k++) {
-        if (is_histogram(problem->argument))
-            ((uint32_t *)values)[k] = state->counts[position[k]];
-        else
-            ((float *)values)[k] = (float)state->sum;
-    }
+    sum_state *state = (sum_state *)problem->state;
+    state->n = (size_t)ml_size(problem, "n");
+    state->in = (float *)ml_device_buffer(problem, state->n * sizeof(float));
+    /* The tolerance follows the sum: fill_sum sets it, for every seed. */
+    ml_expect_output(problem, ML_OUTPUT_SUMMED, 1, 0.0);
+    fill_sum(problem);
+    problem->reference[0] = (float)state->sum;
 }
 
-static void setup(ml_problem *problem)
-{
-    uint64_t n = (uint64_t)problem->param[PARAM_N];
-    lab_state *state = (lab_state *)ml_host_alloc(sizeof *state);
-    memset(state, 0, sizeof *state);
-    problem->state = state;
-    problem->flops = 0;
-    if (is_histogram(problem->argument)) {
-        unsigned bins = (unsigned)problem->param[PARAM_BINS];
-        state->in = ml_device_alloc(n * sizeof(unsigned));
-        state->counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
-        fill_inputs(problem);
-        problem->output = (float *)ml_device_alloc(bins * sizeof(uint32_t));
-        problem->output_count = bins;
-        problem->output_kind = ML_OUTPUT_COUNTED;
-        problem->reference_counts = (uint32_t *)ml_host_alloc(bins * sizeof(uint32_t));
-        memcpy(problem->reference_counts, state->counts, bins * sizeof(uint32_t));
-        problem->bytes = (double)n * sizeof(unsigned);
-    } else {
-        state->in = ml_device_alloc(n * sizeof(float));
-        fill_inputs(problem);
-        problem->output = (float *)ml_device_alloc(sizeof(float));
-        problem->output_count = 1;
-        problem->output_kind = ML_OUTPUT_SUMMED;
-        problem->reference = (float *)ml_host_alloc(sizeof(float));
-        problem->reference[0] = (float)state->sum;
-        problem->bytes = (double)n * sizeof(float);
-    }
-}
-
-static void teardown(ml_problem *problem)
-{
-    lab_state *state = (lab_state *)problem->state;
-    ml_device_free(state->in);
-    ml_device_free(problem->output);
-    free(state->counts);
-    free(state);
-}
+const ml_family histogram = {
+    .name = "histogram", .state_bytes = sizeof(histogram_state),
+    .device_bytes = histogram_device_bytes, .setup = histogram_setup,
+    .fill_inputs = fill_histogram, .reference_at = histogram_reference_at,
+    .launch = launch_histogram, .predict = predict_red_histogram, .bytes_read = values_read,
+};
+const ml_family private_histogram = {
+    .name = "private_histogram", .state_bytes = sizeof(histogram_state),
+    .device_bytes = histogram_device_bytes, .setup = histogram_setup,
+    .fill_inputs = fill_histogram, .reference_at = histogram_reference_at,
+    .launch = launch_private_histogram, .predict = predict_private_histogram,
+    .bytes_read = values_read,
+};
+const ml_family atomic_sum = {
+    .name = "atomic_sum", .state_bytes = sizeof(sum_state), .device_bytes = sum_device_bytes,
+    .setup = sum_setup, .fill_inputs = fill_sum, .reference_at = sum_reference_at,
+    .launch = launch_sum, .predict = predict_atomic_sum, .bytes_read = values_read,
+};
+const ml_family block_sum = {
+    .name = "block_sum", .state_bytes = sizeof(sum_state), .device_bytes = sum_device_bytes,
+    .setup = sum_setup, .fill_inputs = fill_sum, .reference_at = sum_reference_at,
+    .launch = launch_sum, .predict = predict_block_sum, .bytes_read = values_read,
+};
 
 static const ml_lab lab = {
     .program = "atomics",
     .title = "Lab 08: atomics on global and shared memory, privatization and warp shuffles",
     .params = params,
-    .num_params = PARAM_COUNT,
+    .num_params = ML_COUNT(params),
     .variants = variants,
-    .num_variants = VARIANT_COUNT,
-    .device_bytes = device_bytes,
-    .setup = setup,
-    .teardown = teardown,
+    .num_variants = ML_COUNT(variants),
     .check_params = check_params,
-    .kernels = &ml_lab_kernels,
-    .fill_inputs = fill_inputs,
-    .reference_at = reference_at,
 };
 
 int main(int argc, char **argv)

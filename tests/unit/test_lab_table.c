@@ -1,6 +1,7 @@
 /* test_lab_table: the variant table's contract. A prediction of a metric the alias table does
- * not know stops the program (exit 5), as do too many variants, a kernel without a block and a
- * `uses` that names no parameter; a variant's rows show only the parameters it uses. No GPU. */
+ * not know stops the program (exit 5), as do too many variants, a variant without a family, a
+ * kernel without a block, a used_by that names no variant or family, and a size read by a variant
+ * that does not declare it; a variant's rows show only the sizes it reads. No GPU. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,10 +23,42 @@ static void launch_nothing(const ml_problem *problem)
     (void)problem;
 }
 
+static void setup_nothing(ml_problem *problem)
+{
+    (void)problem;
+}
+
+static double no_bytes(const ml_problem *problem)
+{
+    (void)problem;
+    return 0;
+}
+
+static void reference_nothing(const ml_problem *problem, const size_t *position, size_t count,
+                              void *values)
+{
+    (void)problem, (void)position, (void)count, (void)values;
+}
+
+/* Reads the sizes every variant of the table below may read: n, and its distance. */
+static void predict_reading_offset(const ml_problem *problem, ml_prediction *prediction)
+{
+    ml_predict(prediction, "gld_requests", (double)ml_size(problem, "n"));
+    ml_predict(prediction, "gld_transactions", (double)ml_size(problem, "offset"));
+}
+
+static const ml_family copy = {.name = "copy", .device_bytes = no_bytes, .setup = setup_nothing,
+                               .fill_inputs = setup_nothing, .reference_at = reference_nothing,
+                               .launch = launch_nothing};
+static const ml_family shifted_copy = {
+    .name = "shifted_copy", .device_bytes = no_bytes, .setup = setup_nothing,
+    .fill_inputs = setup_nothing, .reference_at = reference_nothing, .launch = launch_nothing,
+    .predict = predict_reading_offset};
+
 static const ml_param test_params[] = {
     {"n", 1000, 1, 1ll << 34, "elements"},
-    {"stride", 4, 1, 1024, "strided: distance between lanes"},
-    {"offset", 1, 0, 1024, "offset: elements the loads are shifted by"},
+    {"stride", 4, 1, 1024, "strided: distance between lanes", .used_by = "strided"},
+    {"offset", 1, 0, 1024, "offset: elements the loads are shifted by", .used_by = "shifted_copy"},
 };
 
 /* The exit status of fn(argument) run in a child process, its stderr in `message`. */
@@ -76,7 +109,7 @@ static void misspelt_prediction_stops_the_program(void **state)
 static void run_lab(const void *lab)
 {
     char *argv[] = {"testlab", "--model", NULL};
-    exit(ml_main((const ml_lab *)lab, 2, argv));
+    exit(ml_main_with((const ml_lab *)lab, NULL, 2, argv));
 }
 
 static void bad_tables_are_refused(void **state)
@@ -84,25 +117,31 @@ static void bad_tables_are_refused(void **state)
     (void)state;
     char message[1024];
     static const ml_variant no_block[] = {
-        {.name = "naive", .summary = "s", .kernel = "copy", .launch = launch_nothing},
+        {.name = "naive", .summary = "s", .family = &copy, .kernel = "copy"},
     };
-    static const ml_variant unknown_use[] = {
-        {.name = "strided", .summary = "s", .kernel = "copy", .block = {256},
-         .launch = launch_nothing, .uses = "n,strde"},
+    static const ml_variant no_family[] = {
+        {.name = "lonely", .summary = "s", .kernel = "copy", .block = {256}},
     };
     static ml_variant many[ML_MAX_VARIANTS + 1];
     for (int v = 0; v <= ML_MAX_VARIANTS; v++)
-        many[v] = (ml_variant){.name = "v", .summary = "s", .launch = launch_nothing};
-    ml_lab lab = {.program = "testlab", .title = "t", .params = test_params, .num_params = 3};
+        many[v] = (ml_variant){.name = "v", .summary = "s", .family = &copy};
+    ml_lab lab = {.program = "testlab", .title = "t", .params = test_params, .num_params = 1};
 
     lab.variants = no_block;
     lab.num_variants = 1;
     assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
     assert_non_null(strstr(message, "variant naive"));
 
-    lab.variants = unknown_use;
+    lab.variants = no_family;
     assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
-    assert_non_null(strstr(message, "'strde'"));
+    assert_non_null(strstr(message, "variant lonely"));
+
+    /* test_params says stride is used by "strided": no variant or family of this table. */
+    static const ml_variant copies[] = {{.name = "plain", .summary = "s", .family = &copy}};
+    lab.variants = copies;
+    lab.num_params = 3;
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "'strided'"));
 
     lab.variants = many;
     lab.num_variants = ML_MAX_VARIANTS + 1;
@@ -111,45 +150,80 @@ static void bad_tables_are_refused(void **state)
 
     /* A parameter named "bytes" could not be told from the bytes a record moves. */
     static const ml_param column_named[] = {{"bytes", 1024, 256, 1 << 30, "working set"}};
-    static const ml_variant one[] = {{.name = "v", .summary = "s", .launch = launch_nothing}};
     ml_lab shadowing = {.program = "testlab", .title = "t", .params = column_named,
-                        .num_params = 1, .variants = one, .num_variants = 1};
+                        .num_params = 1, .variants = copies, .num_variants = 1};
     assert_int_equal(exit_status_of(run_lab, &shadowing, message, sizeof message),
                      ML_EXIT_LAB_ERROR);
     assert_non_null(strstr(message, "parameter 'bytes'"));
 }
 
 static const ml_variant table_variants[] = {
-    {.name = "coalesced", .summary = "s", .kernel = "copy_coalesced", .block = {256},
-     .launch = launch_nothing, .uses = "n"},
-    {.name = "strided", .summary = "s", .kernel = "copy_strided", .block = {32, 8},
-     .launch = launch_nothing, .uses = "n,stride"},
-    {.name = "everything", .summary = "s", .launch = launch_nothing},
+    {.name = "coalesced", .summary = "s", .family = &copy, .kernel = "copy_coalesced",
+     .block = {256}},
+    {.name = "strided", .summary = "s", .family = &copy, .kernel = "copy_strided",
+     .block = {32, 8}},
+    {.name = "offset", .summary = "s", .family = &shifted_copy, .kernel = "copy_offset",
+     .block = {256}},
 };
+static const ml_lab table_lab = {.program = "testlab", .title = "t", .params = test_params,
+                                 .num_params = 3, .variants = table_variants, .num_variants = 3};
 
 static void uses_and_blocks(void **state)
 {
     (void)state;
-    assert_true(ml_variant_uses(&table_variants[1], "n"));
-    assert_true(ml_variant_uses(&table_variants[1], "stride"));
-    assert_false(ml_variant_uses(&table_variants[1], "offset"));
-    assert_false(ml_variant_uses(&table_variants[1], "stri"));
-    assert_false(ml_variant_uses(&table_variants[0], "stride"));
-    assert_true(ml_variant_uses(&table_variants[2], "offset"));
+    const ml_lab *lab = &table_lab;
+    assert_true(ml_variant_uses(lab, &table_variants[1], "n"));
+    assert_true(ml_variant_uses(lab, &table_variants[1], "stride"));
+    assert_false(ml_variant_uses(lab, &table_variants[1], "offset"));
+    assert_false(ml_variant_uses(lab, &table_variants[1], "stri"));
+    assert_false(ml_variant_uses(lab, &table_variants[0], "stride"));
+    /* By its family's name. */
+    assert_true(ml_variant_uses(lab, &table_variants[2], "offset"));
+    assert_false(ml_variant_uses(lab, &table_variants[2], "stride"));
     assert_int_equal(ml_threads_per_block(&table_variants[0]), 256);
     assert_int_equal(ml_threads_per_block(&table_variants[1]), 256);
-    assert_int_equal(ml_threads_per_block(&table_variants[2]), 0);
+
+    ml_problem problem = {.lab = lab, .variant = &table_variants[1],
+                          .param = (const long long[]){1000, 7, 13}};
+    assert_int_equal(ml_size(&problem, "stride"), 7);
+    problem.variant = NULL; /* check_params: any declared size */
+    assert_int_equal(ml_size(&problem, "offset"), 13);
+}
+
+/* A size read by a variant whose used_by does not name it stops the program: here the offset
+ * family's predict shared by a variant of another family. */
+static const ml_family wrongly_shared = {
+    .name = "wrongly_shared", .device_bytes = no_bytes, .setup = setup_nothing,
+    .fill_inputs = setup_nothing, .reference_at = reference_nothing, .launch = launch_nothing,
+    .predict = predict_reading_offset};
+
+static void undeclared_size_stops_the_program(void **state)
+{
+    (void)state;
+    char message[1024];
+    static const ml_variant fine[] = {
+        {.name = "offset", .summary = "s", .family = &shifted_copy},
+        {.name = "strided", .summary = "s", .family = &copy},
+    };
+    static const ml_variant wrong[] = {
+        {.name = "offset", .summary = "s", .family = &shifted_copy},
+        {.name = "strided", .summary = "s", .family = &wrongly_shared},
+    };
+    ml_lab lab = {.program = "testlab", .title = "t", .params = test_params, .num_params = 3,
+                  .variants = fine, .num_variants = 2};
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), 0);
+    lab.variants = wrong;
+    assert_int_equal(exit_status_of(run_lab, &lab, message, sizeof message), ML_EXIT_LAB_ERROR);
+    assert_non_null(strstr(message, "variant strided reads size 'offset'"));
 }
 
 /* The text table leaves a parameter's cell blank in the rows of a variant that does not use it. */
 static void rows_show_the_parameters_used(void **state)
 {
     (void)state;
-    static const ml_lab lab = {.program = "testlab", .title = "t", .params = test_params,
-                               .num_params = 3, .variants = table_variants, .num_variants = 3};
     ml_report report = {0};
-    report.lab = &lab;
-    const char *names[] = {"coalesced", "strided", "everything"};
+    report.lab = &table_lab;
+    const char *names[] = {"coalesced", "strided", "offset"};
     for (int r = 0; r < 3; r++) {
         ml_record *record = ml_report_add(&report);
         record->variant = names[r];
@@ -181,8 +255,8 @@ static void rows_show_the_parameters_used(void **state)
             assert_non_null(strstr(line, " 7 "));
             assert_null(strstr(line, " 13 "));
             rows_seen++;
-        } else if (strncmp(line, "everything ", 11) == 0) {
-            assert_non_null(strstr(line, " 7 "));
+        } else if (strncmp(line, "offset ", 7) == 0) {
+            assert_null(strstr(line, " 7 "));
             assert_non_null(strstr(line, " 13 "));
             rows_seen++;
         }
@@ -198,6 +272,7 @@ int main(void)
         cmocka_unit_test(misspelt_prediction_stops_the_program),
         cmocka_unit_test(bad_tables_are_refused),
         cmocka_unit_test(uses_and_blocks),
+        cmocka_unit_test(undeclared_size_stops_the_program),
         cmocka_unit_test(rows_show_the_parameters_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

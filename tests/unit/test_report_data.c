@@ -23,8 +23,8 @@
 /* ---- a run of a made-up lab, through the harness's own report writers ------------------------ */
 
 static const ml_param test_params[] = {
-    {"n", 1024, 1, 1 << 30, "elements"},
-    {"stride", 1, 1, 32, "distance between elements read by neighbouring threads"},
+    {"n", 1024, 1, 1 << 30, "elements", NULL},
+    {"stride", 1, 1, 32, "distance between elements read by neighbouring threads", NULL},
 };
 
 static const ml_variant test_variants[] = {
