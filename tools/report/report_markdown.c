@@ -1,5 +1,5 @@
 /* report_markdown.c: a lab's JSON report as Markdown tables (see report_markdown.h). The
- * number formats are those of the text table in common/report.c, so the demo's report.md reads
+ * number formats are those of the text table in reporting/report.c, so the demo's report.md reads
  * like the lab program's own output.
  */
 #include "report_markdown.h"

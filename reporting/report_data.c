@@ -1,5 +1,5 @@
 /* report_data.c: CSV and plot columns from the JSON reports of lab programs (see report_data.h
- * and, for the JSON itself, common/report.c).
+ * and, for the JSON itself, report.c).
  */
 #include "report_data.h"
 
