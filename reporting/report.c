@@ -1,16 +1,16 @@
-/* report.c: the results of a run as an aligned table, CSV or JSON.
+/* report.c: the results of a run as JSON, and through it as aligned tables or CSV.
  *
- * The table is for people: numbers rounded for reading, "-" where there is nothing to show.
- * CSV and JSON are for programs: full precision, an empty field (CSV) or null (JSON) where a
- * value is missing, and the coefficient of variation as a ratio (the table shows it in %).
+ * JSON and CSV are for programs: full precision, null (JSON) or an empty field (CSV) where a
+ * value is missing, and the coefficient of variation as a ratio. The tables are for people
+ * (render.c draws them from the JSON).
  */
 #include "report.h"
+#include "render.h"
 #include "report_data.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,32 +62,6 @@ static double if_timed(const ml_record *record, double value)
     return record->timed ? value : NAN;
 }
 
-static bool any_record_has_flops(const ml_report *report)
-{
-    for (int i = 0; i < report->record_count; i++)
-        if (report->records[i].flops > 0)
-            return true;
-    return false;
-}
-
-/* A latency column (cycles and ns per operation) when a record of the run has one; a "served
- * by" column when the model names a level for one. */
-static bool any_record_has_latency(const ml_report *report)
-{
-    for (int i = 0; i < report->record_count; i++)
-        if (report->records[i].has_latency)
-            return true;
-    return false;
-}
-
-static bool any_record_served_by(const ml_report *report)
-{
-    for (int i = 0; i < report->record_count; i++)
-        if (report->records[i].served_by != NULL)
-            return true;
-    return false;
-}
-
 /* The lab's table entry of the record's variant, or NULL. */
 static const ml_variant *variant_of(const ml_lab *lab, const ml_record *record)
 {
@@ -104,30 +78,18 @@ static const char *course_figure_of(const ml_lab *lab, const ml_record *record)
     return variant != NULL ? variant->course_figure : NULL;
 }
 
-static bool any_course_figure(const ml_report *report)
-{
-    for (int i = 0; i < report->record_count; i++)
-        if (course_figure_of(report->lab, &report->records[i]) != NULL)
-            return true;
-    return false;
-}
-
-/* 1 if the record shows FLOPs per global-load byte: a prediction, and a measurement beside it. */
-static int has_intensity(const ml_record *record)
-{
-    return !isnan(record->flops_per_gld_byte_predicted) &&
-           !isnan(record->flops_per_gld_byte_measured);
-}
-
-/* 1 if the record's variant reads size parameter i: the text tables show only those (a strided
- * row has no offset); CSV and JSON keep every parameter, so their columns stay fixed. */
+/* 1 if the record's variant reads size parameter i: the tables show only those (a strided row
+ * has no offset), which JSON's params_read names; CSV and JSON keep every parameter, so their
+ * columns stay fixed. */
 static bool record_uses_param(const ml_lab *lab, const ml_record *record, int i)
 {
     const ml_variant *variant = variant_of(lab, record);
     return variant == NULL || ml_variant_uses(variant, lab->params[i].name);
 }
 
-/* "n=1024 stride=2": the sizes the record's variant reads, in one cell or one line. */
+#define PARAMS_SIZE 128
+
+/* "n=1024 stride=2": the sizes the record's variant reads, in one line. */
 static void format_params(char *text, size_t size, const ml_lab *lab, const ml_record *record)
 {
     size_t used = 0;
@@ -143,393 +105,6 @@ static void format_params(char *text, size_t size, const ml_lab *lab, const ml_r
     }
 }
 
-static void print_range_notes(const ml_report *report, FILE *stream);
-
-/* ---- table ----------------------------------------------------------------------------------- */
-
-#define CELL_SIZE 128
-#define MAX_COLUMNS (1 + ML_MAX_PARAMS + 13)
-#define COLUMN_GAP "  "
-
-/* Cells are filled in reading order: first the header row (one table_column call per column,
- * which also sets the column's alignment), then each row left to right. */
-typedef struct {
-    int column_count;
-    int cell_count;
-    int cell_capacity;
-    bool right_aligned[MAX_COLUMNS];
-    char (*cells)[CELL_SIZE];
-} text_table;
-
-enum { ALIGN_LEFT = 0, ALIGN_RIGHT = 1 };
-
-static void table_init(text_table *table, int row_count)
-{
-    memset(table, 0, sizeof *table);
-    table->cell_capacity = row_count * MAX_COLUMNS;
-    table->cells = calloc((size_t)table->cell_capacity, CELL_SIZE);
-    if (table->cells == NULL)
-        out_of_memory();
-}
-
-static void table_cell(text_table *table, const char *format, ...)
-{
-    if (table->cell_count == table->cell_capacity)
-        return;     /* the callers size the table for every cell, so this is only a guard */
-    va_list arguments;
-    va_start(arguments, format);
-    vsnprintf(table->cells[table->cell_count], CELL_SIZE, format, arguments);
-    va_end(arguments);
-    table->cell_count++;
-}
-
-static void table_column(text_table *table, const char *header, bool right_aligned)
-{
-    table->right_aligned[table->column_count] = right_aligned;
-    table->column_count++;
-    table_cell(table, "%s", header);
-}
-
-/* A number with the given printf format, or "-" for NAN. */
-static void table_number(text_table *table, const char *format, double value)
-{
-    if (isnan(value))
-        table_cell(table, "-");
-    else
-        table_cell(table, format, value);
-}
-
-/* Counter values: counts print whole, fractions (efficiencies, per-request ratios) with four
- * significant digits. */
-static void metric_value_text(char *text, size_t size, double value)
-{
-    if (isnan(value))
-        snprintf(text, size, "-");
-    else if (value == floor(value) || fabs(value) >= 1000)
-        snprintf(text, size, "%.0f", value);
-    else
-        snprintf(text, size, "%.4g", value);
-}
-
-static void table_metric_value(text_table *table, double value)
-{
-    if (!isnan(value) && (value == floor(value) || fabs(value) >= 1000))
-        table_number(table, "%.0f", value);
-    else
-        table_number(table, "%.4g", value);
-}
-
-static void table_print(const text_table *table, FILE *stream)
-{
-    int row_count = table->cell_count / table->column_count;
-    int width[MAX_COLUMNS] = {0};
-    for (int cell = 0; cell < table->cell_count; cell++) {
-        int column = cell % table->column_count;
-        int length = (int)strlen(table->cells[cell]);
-        if (length > width[column])
-            width[column] = length;
-    }
-
-    for (int row = 0; row < row_count; row++) {
-        for (int column = 0; column < table->column_count; column++) {
-            const char *text = table->cells[row * table->column_count + column];
-            bool last = (column == table->column_count - 1);
-            if (column > 0)
-                fputs(COLUMN_GAP, stream);
-            if (table->right_aligned[column])
-                fprintf(stream, "%*s", width[column], text);
-            else if (last)
-                fputs(text, stream);    /* no padding: no trailing spaces */
-            else
-                fprintf(stream, "%-*s", width[column], text);
-        }
-        fputc('\n', stream);
-
-        /* A rule under the header row. */
-        if (row == 0) {
-            for (int column = 0; column < table->column_count; column++) {
-                if (column > 0)
-                    fputs(COLUMN_GAP, stream);
-                for (int i = 0; i < width[column]; i++)
-                    fputc('-', stream);
-            }
-            fputc('\n', stream);
-        }
-    }
-}
-
-static void print_header(const ml_report *report, FILE *stream)
-{
-    const char *key_format = "%-10s";
-
-    fprintf(stream, "%s: %s\n", report->lab->program, report->lab->title);
-
-    fprintf(stream, key_format, "device:");
-    if (report->device_name[0] == '\0' && report->model_gpu != NULL)
-        fprintf(stream, "none (--model: predictions for the %s: %d SMs, %.4g MiB L2, %u-byte DRAM "
-                        "fills)\n", report->model_gpu->device_name, report->model_gpu->sm_count,
-                report->model_gpu->l2_bytes / 1048576.0, report->model_gpu->dram_fill_bytes);
-    else if (report->device_name[0] == '\0')
-        fprintf(stream, "none (--model: predictions only)\n");
-    else
-        fprintf(stream, "%s (sm_%d%d, %d SMs, %.4g MiB L2, SM clock %.0f MHz)\n",
-                report->device_name, report->compute_major, report->compute_minor,
-                report->sm_count, report->l2_mib, report->sm_clock_mhz);
-
-    fprintf(stream, key_format, "ceiling:");
-    if (isnan(report->ceiling_gbps))
-        fprintf(stream, "not measured\n");
-    else
-        fprintf(stream, "%.1f GB/s (device-to-device copy)\n", report->ceiling_gbps);
-
-    fprintf(stream, key_format, "seed:");
-    fprintf(stream, "%" PRIu64 "\n", report->seed);
-
-    fprintf(stream, key_format, "reps:");
-    fprintf(stream, "%d (warm-up %d)\n", report->reps, report->warmup);
-
-    if (report->profiler_note[0] != '\0') {
-        fprintf(stream, key_format, "counters:");
-        fprintf(stream, "%s\n", report->profiler_note);
-    }
-}
-
-static void print_timing_table(const ml_report *report, FILE *stream)
-{
-    const ml_lab *lab = report->lab;
-    bool show_gflops = any_record_has_flops(report);
-    bool show_flops_ceiling = show_gflops && lab->flops_ceiling != NULL;
-    bool show_latency = any_record_has_latency(report);
-    bool show_served_by = any_record_served_by(report);
-    bool show_course = any_course_figure(report);
-
-    text_table table;
-    table_init(&table, report->record_count + 1);
-    table_column(&table, "variant", ALIGN_LEFT);
-    for (int i = 0; i < lab->num_params; i++)
-        table_column(&table, lab->params[i].name, ALIGN_RIGHT);
-    table_column(&table, "median ms", ALIGN_RIGHT);
-    table_column(&table, "min ms", ALIGN_RIGHT);
-    table_column(&table, "max ms", ALIGN_RIGHT);
-    table_column(&table, "cv %", ALIGN_RIGHT);
-    table_column(&table, "GB/s", ALIGN_RIGHT);
-    table_column(&table, "% of ceiling", ALIGN_RIGHT);
-    if (show_gflops)
-        table_column(&table, "GFLOP/s", ALIGN_RIGHT);
-    char ceiling_header[CELL_SIZE];
-    if (show_flops_ceiling) {
-        snprintf(ceiling_header, sizeof ceiling_header, "%% of %s", lab->flops_ceiling);
-        table_column(&table, ceiling_header, ALIGN_RIGHT);
-    }
-    if (show_latency) {
-        table_column(&table, "cycles/op", ALIGN_RIGHT);
-        table_column(&table, "ns/op", ALIGN_RIGHT);
-    }
-    if (show_course)
-        table_column(&table, "course table", ALIGN_LEFT);
-    if (show_served_by)
-        table_column(&table, "served by (model)", ALIGN_LEFT);
-    table_column(&table, "check", ALIGN_LEFT);
-
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        table_cell(&table, "%s", record->variant);
-        for (int i = 0; i < lab->num_params; i++) {
-            if (record_uses_param(lab, record, i))
-                table_cell(&table, "%lld", record->param[i]);
-            else
-                table_cell(&table, "%s", "");
-        }
-        table_number(&table, "%.4f", if_timed(record, record->time_ms.median));
-        table_number(&table, "%.4f", if_timed(record, record->time_ms.min));
-        table_number(&table, "%.4f", if_timed(record, record->time_ms.max));
-        table_number(&table, "%.1f", if_timed(record, 100.0 * record->time_ms.cv));
-        table_number(&table, "%.1f", if_timed(record, record->gbps));
-        table_number(&table, "%.1f", if_timed(record, record->pct_of_ceiling));
-        if (show_gflops)
-            table_number(&table, "%.1f", if_timed(record, record->gflops));
-        if (show_flops_ceiling)
-            table_number(&table, "%.1f", if_timed(record, record->pct_of_flops_ceiling));
-        if (show_latency) {
-            table_number(&table, "%.1f", record->has_latency ? record->cycles_per_op.median : NAN);
-            table_number(&table, "%.1f", record->has_latency ? record->ns_per_op : NAN);
-        }
-        if (show_course) {
-            const char *figure = course_figure_of(lab, record);
-            table_cell(&table, "%s", figure != NULL ? figure : "");
-        }
-        if (show_served_by)
-            table_cell(&table, "%s", record->served_by != NULL ? record->served_by : "");
-
-        const ml_comparison *comparison = &record->comparison;
-        if (!record->checked)
-            table_cell(&table, "-");
-        else if (record->correct)
-            table_cell(&table, "ok");
-        else
-            table_cell(&table, "FAIL (%zu of %zu, max err %.3g)", comparison->mismatches,
-                       comparison->count, comparison->max_rel_error);
-    }
-
-    table_print(&table, stream);
-    free(table.cells);
-}
-
-static void print_metrics_table(const ml_report *report, FILE *stream)
-{
-    int metric_rows = 0;
-    for (int r = 0; r < report->record_count; r++)
-        metric_rows += report->records[r].metric_count + has_intensity(&report->records[r]);
-    if (metric_rows == 0)
-        return;
-
-    text_table table;
-    table_init(&table, metric_rows + 1);
-    table_column(&table, "variant", ALIGN_LEFT);
-    table_column(&table, "params", ALIGN_LEFT);
-    table_column(&table, "metric", ALIGN_LEFT);
-    table_column(&table, "unit", ALIGN_LEFT);
-    table_column(&table, "predicted", ALIGN_RIGHT);
-    table_column(&table, "measured", ALIGN_RIGHT);
-    table_column(&table, "measured/predicted", ALIGN_RIGHT);
-
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        char params[CELL_SIZE];
-        format_params(params, sizeof params, report->lab, record);
-        for (int m = 0; m < record->metric_count; m++) {
-            const ml_metric_result *metric = &record->metric[m];
-            table_cell(&table, "%s", record->variant);
-            table_cell(&table, "%s", params);
-            table_cell(&table, "%s", metric->alias);
-            table_cell(&table, "%s", metric->unit);
-            if (metric->reason[0] != '\0') {
-                /* A range: its two ends, and whether the measurement fell inside. */
-                char low[64], high[64];
-                metric_value_text(low, sizeof low, metric->predicted_low);
-                metric_value_text(high, sizeof high, metric->predicted);
-                table_cell(&table, "%s..%s", low, high);
-                table_metric_value(&table, metric->measured);
-                if (isnan(metric->measured))
-                    table_cell(&table, "-");
-                else
-                    table_cell(&table, "%s", rd_in_range(metric->measured, metric->predicted_low,
-                                                         metric->predicted)
-                                                 ? "in range"
-                                                 : "outside the range");
-                continue;
-            }
-            table_metric_value(&table, metric->predicted);
-            table_metric_value(&table, metric->measured);
-            /* No ratio to a prediction of zero (or to a missing value). */
-            bool has_ratio = !isnan(metric->predicted) && !isnan(metric->measured) &&
-                             metric->predicted != 0;
-            table_number(&table, "%.3f", has_ratio ? metric->measured / metric->predicted : NAN);
-        }
-        if (has_intensity(record)) {
-            double predicted = record->flops_per_gld_byte_predicted;
-            double measured = record->flops_per_gld_byte_measured;
-            table_cell(&table, "%s", record->variant);
-            table_cell(&table, "%s", params);
-            table_cell(&table, "flops_per_gld_byte");
-            table_cell(&table, "FLOP/B");
-            table_number(&table, "%.3f", predicted);
-            table_number(&table, "%.3f", measured);
-            table_number(&table, "%.3f", measured / predicted);
-        }
-    }
-
-    fputc('\n', stream);
-    table_print(&table, stream);
-    free(table.cells);
-    print_range_notes(report, stream);
-}
-
-/* Each reason for a predicted range, once, under the metrics table. */
-static void print_range_notes(const ml_report *report, FILE *stream)
-{
-    const char *printed[64];
-    int printed_count = 0;
-    for (int r = 0; r < report->record_count; r++) {
-        for (int m = 0; m < report->records[r].metric_count; m++) {
-            const ml_metric_result *metric = &report->records[r].metric[m];
-            if (metric->reason[0] == '\0')
-                continue;
-            bool seen = false;
-            for (int i = 0; i < printed_count && !seen; i++)
-                seen = strcmp(printed[i], metric->reason) == 0;
-            if (seen || printed_count == 64)
-                continue;
-            if (printed_count == 0)
-                fputc('\n', stream);
-            printed[printed_count++] = metric->reason;
-            fprintf(stream, "range: %s: %s\n", metric->alias, metric->reason);
-        }
-    }
-}
-
-/* Registers, local and shared memory, and the occupancy they allow, once per variant and
- * sizes that have a kernel of their own. */
-static void print_resources_table(const ml_report *report, FILE *stream)
-{
-    int rows = 0;
-    for (int r = 0; r < report->record_count; r++)
-        rows += report->records[r].resources.known;
-    if (rows == 0)
-        return;
-
-    text_table table;
-    table_init(&table, rows + 1);
-    table_column(&table, "variant", ALIGN_LEFT);
-    table_column(&table, "params", ALIGN_LEFT);
-    table_column(&table, "registers/thread", ALIGN_RIGHT);
-    table_column(&table, "local B/thread", ALIGN_RIGHT);
-    table_column(&table, "spill st/ld B", ALIGN_RIGHT);
-    table_column(&table, "shared B/block", ALIGN_RIGHT);
-    table_column(&table, "threads/block", ALIGN_RIGHT);
-    table_column(&table, "blocks/SM", ALIGN_RIGHT);
-    table_column(&table, "occupancy %", ALIGN_RIGHT);
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        const ml_kernel_resources *resources = &record->resources;
-        if (!resources->known)
-            continue;
-        char params[CELL_SIZE];
-        format_params(params, sizeof params, report->lab, record);
-        table_cell(&table, "%s", record->variant);
-        table_cell(&table, "%s", params);
-        table_cell(&table, "%d", resources->registers_per_thread);
-        table_cell(&table, "%zu", resources->local_bytes_per_thread);
-        if (resources->spill_store_bytes < 0)
-            table_cell(&table, "-");
-        else
-            table_cell(&table, "%d/%d", resources->spill_store_bytes, resources->spill_load_bytes);
-        table_cell(&table, "%zu", resources->shared_bytes_per_block);
-        table_cell(&table, "%u", resources->threads_per_block);
-        table_cell(&table, "%d", resources->blocks_per_sm);
-        table_cell(&table, "%.1f", resources->occupancy_pct);
-    }
-    fputc('\n', stream);
-    table_print(&table, stream);
-    free(table.cells);
-}
-
-static void print_failures(const ml_report *report, FILE *stream)
-{
-    for (int r = 0; r < report->record_count; r++) {
-        const ml_record *record = &report->records[r];
-        if (!record->checked || record->correct)
-            continue;
-        char params[CELL_SIZE];
-        format_params(params, sizeof params, report->lab, record);
-        fprintf(stream, "\nFAIL %s %s: %zu of %zu elements differ from the CPU reference "
-                        "(max relative error %.3g)\n",
-                record->variant, params, record->comparison.mismatches, record->comparison.count,
-                record->comparison.max_rel_error);
-        ml_print_mismatches(stream, &record->comparison);
-    }
-}
-
 /* counter_seconds is NAN when no counters were asked for: then they took no time. */
 static double counter_seconds_spent(const ml_report *report)
 {
@@ -540,32 +115,6 @@ static double counter_seconds_spent(const ml_report *report)
 static double host_seconds(const ml_report *report)
 {
     return report->seconds.wall - report->seconds.kernels - counter_seconds_spent(report);
-}
-
-/* One line: where the run's time went, so a slow run says whether the GPU or the host made it
- * slow. */
-static void print_run_seconds(const ml_report *report, FILE *stream)
-{
-    const ml_run_seconds *seconds = &report->seconds;
-    if (seconds->wall <= 0)
-        return;
-    fprintf(stream, "\ntime: %.2f s = kernels %.2f s + counters %.2f s + host %.2f s. Spent in: "
-                    "startup %.2f, setup %.2f, check %.2f, timing loop %.2f (kernels included), "
-                    "model %.2f, teardown %.2f\n",
-            seconds->wall, seconds->kernels, counter_seconds_spent(report), host_seconds(report),
-            seconds->startup, seconds->setup, seconds->check, seconds->timing_loop, seconds->model,
-            seconds->teardown);
-}
-
-void ml_report_table(const ml_report *report, FILE *stream)
-{
-    print_header(report, stream);
-    fputc('\n', stream);
-    print_timing_table(report, stream);
-    print_resources_table(report, stream);
-    print_metrics_table(report, stream);
-    print_failures(report, stream);
-    print_run_seconds(report, stream);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -662,7 +211,7 @@ static cJSON *json_params(const ml_lab *lab, const ml_record *record)
 }
 
 /* The names of the size parameters the record's variant reads: the ones a table shows (the
- * demo's Markdown tables are made from the JSON). */
+ * tables, text and Markdown, are drawn from the JSON). */
 static cJSON *json_params_read(const ml_lab *lab, const ml_record *record)
 {
     cJSON *names = cJSON_CreateArray();
@@ -846,6 +395,42 @@ static cJSON *json_report(const ml_report *report)
               json_add(root, "seconds", json_seconds(report)) &&
               json_add(root, "records", json_records(report));
     return json_built(root, ok);
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+/* Each failed check in words, with the number of elements compared and the first mismatches:
+ * the JSON keeps neither, so they come from the run itself. */
+static void print_failures(const ml_report *report, FILE *stream)
+{
+    for (int r = 0; r < report->record_count; r++) {
+        const ml_record *record = &report->records[r];
+        if (!record->checked || record->correct)
+            continue;
+        char params[PARAMS_SIZE];
+        format_params(params, sizeof params, report->lab, record);
+        fprintf(stream, "\nFAIL %s %s: %zu of %zu elements differ from the CPU reference "
+                        "(max relative error %.3g)\n",
+                record->variant, params, record->comparison.mismatches, record->comparison.count,
+                record->comparison.max_rel_error);
+        ml_print_mismatches(stream, &record->comparison);
+    }
+}
+
+/* The tables are drawn from the JSON document by the builders that draw the demo's Markdown
+ * (render.h), so a run's text output and its report.md show the same tables. */
+int ml_report_table(const ml_report *report, FILE *stream)
+{
+    cJSON *root = json_report(report);
+    if (root == NULL)
+        return -1;
+    rd_write_facts(root, RT_TEXT, stream);
+    fputc('\n', stream);
+    rd_write_tables(root, RT_TEXT, stream);
+    print_failures(report, stream);
+    rd_write_seconds(root, RT_TEXT, stream);
+    cJSON_Delete(root);
+    return 0;
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------- */
