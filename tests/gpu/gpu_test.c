@@ -109,7 +109,7 @@ cJSON *gpu_test_run_lab(const char *arguments, int time_limit_s, int *exit_statu
     return report;
 }
 
-/* Reports are read with the one reader of the format, common/report_data.h. */
+/* Reports are read with the one reader of the format, reporting/report_data.h. */
 int gpu_test_metric(const cJSON *record, const char *alias, double *predicted, double *measured)
 {
     if (rd_metric(record, alias) == NULL)

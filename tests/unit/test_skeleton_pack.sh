@@ -23,7 +23,8 @@
 #      without its indentation. Lines that say nothing of the solution are left out: code with
 #      no assignment, index, call or returned value ("}", "else", "break;", a bare bounds check
 #      "if (i < n)"), comments of fewer than four words, and lines that are public anyway because
-#      they also stand outside the regions of some lab file or in common/ or profiling/.
+#      they also stand outside the regions of some lab file or in common/, reporting/ or
+#      profiling/.
 set -uo pipefail
 skeleton=${1:?usage: test_skeleton_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
 grade=${2:?usage: test_skeleton_pack.sh MEMLAB_SKELETON MEMLAB_GRADE}
@@ -377,7 +378,7 @@ for source in "$root"/labs/[0-9][0-9]_*/kernels.cu; do
   "$skeleton" --solution-lines "$source" | sed "s|^|${source#"$root"/}\t|" >>"$work/solution"
   "$skeleton" "$source" | sed "s|^|public\t|" >>"$work/public"
 done
-find "$root/common" "$root/profiling" -type f | while read -r file; do sed "s|^|public\t|" "$file"; done >>"$work/public"
+find "$root/common" "$root/reporting" "$root/profiling" -type f | while read -r file; do sed "s|^|public\t|" "$file"; done >>"$work/public"
 [[ -s $work/solution ]] || fail "no solution line found in the labs: nothing was checked"
 
 awk -F '\t' '

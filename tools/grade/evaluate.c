@@ -16,7 +16,7 @@
 #define MAX_REPORTED_RECORDS 4
 #define DASH " \xe2\x80\x94 " /* an em dash between the message and the hint */
 
-/* ---- reading the report: through the one reader of the format, common/report_data.h -------- */
+/* ---- reading the report: through the one reader of the format, reporting/report_data.h ----- */
 
 static const cJSON *records_of(const lab_run *run)
 {

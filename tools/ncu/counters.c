@@ -57,7 +57,7 @@ static void die(const char *message, const char *detail)
 }
 
 
-/* Reports are read with the one reader of the format, common/report_data.h. */
+/* Reports are read with the one reader of the format, reporting/report_data.h. */
 static cJSON *read_report(const char *path)
 {
     char error[512];

@@ -4,7 +4,7 @@
  *   memlab_report csv REPORT.json
  *       the CSV the lab program writes with --format csv, on stdout
  *   memlab_report markdown REPORT.json
- *       the run's facts and tables in Markdown, for the demo's report.md (report_markdown.h)
+ *       the run's facts and tables in Markdown, for the demo's report.md (render.h)
  *   memlab_report title REPORT.json
  *       the lab's title ("Lab 04: coalesced vs strided ...")
  *   memlab_report notes REPORT.json...
@@ -57,8 +57,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "render.h"
 #include "report_data.h"
-#include "report_markdown.h"
 
 #define EXIT_NO_DATA 1
 #define EXIT_USAGE 2

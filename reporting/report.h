@@ -102,8 +102,9 @@ typedef struct {
 ml_record *ml_report_add(ml_report *report);
 void ml_report_free(ml_report *report);
 
-void ml_report_table(const ml_report *report, FILE *stream);
-/* Both return 0, or -1 if the report's JSON could not be built (the CSV is made from it). */
+/* Each returns 0, or -1 if the report's JSON could not be built (the table and the CSV are
+ * made from it). */
+int ml_report_table(const ml_report *report, FILE *stream);
 int ml_report_csv(const ml_report *report, FILE *stream);
 int ml_report_json(const ml_report *report, FILE *stream);
 

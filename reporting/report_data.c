@@ -1,7 +1,8 @@
 /* report_data.c: CSV and plot columns from the JSON reports of lab programs (see report_data.h
- * and, for the JSON itself, common/report.c).
+ * and, for the JSON itself, report.c).
  */
 #include "report_data.h"
+#include "tables.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -292,26 +293,6 @@ double rd_value(const cJSON *record, const char *column)
 
 /* ---- CSV ------------------------------------------------------------------------------------- */
 
-/* Each field after the first starts with its comma; nothing for a missing value (%.9g keeps a
- * float's digits). */
-static void csv_number(FILE *stream, double value)
-{
-    fputc(',', stream);
-    if (!isnan(value))
-        fprintf(stream, "%.9g", value);
-}
-
-static void csv_quoted(FILE *stream, const char *text)
-{
-    fputs(",\"", stream);
-    for (const char *c = text; *c != '\0'; c++) {
-        if (*c == '"')
-            fputc('"', stream);
-        fputc(*c, stream);
-    }
-    fputc('"', stream);
-}
-
 /* Every metric alias of the report, each once, in first-seen order; returns how many. */
 static int collect_aliases(const cJSON *records, const char ***aliases)
 {
@@ -336,48 +317,76 @@ static int collect_aliases(const cJSON *records, const char ***aliases)
     return count;
 }
 
+/* The values every CSV row has, after the sizes and the device; then two per metric alias. */
+static const char *const csv_values[] = {
+    "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
+    "pct_of_flops_ceiling", "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured",
+    "correct", "max_rel_error", "registers_per_thread", "local_bytes_per_thread",
+    "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block", "threads_per_block",
+    "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op"};
+
+/* A column named ALIAS_SUFFIX. */
+static void alias_column(rt_table *table, const char *alias, const char *suffix)
+{
+    size_t size = strlen(alias) + strlen(suffix) + 1;
+    char *name = checked_calloc(size, 1);
+    snprintf(name, size, "%s%s", alias, suffix);
+    rt_column(table, name, RT_LEFT);
+    free(name);
+}
+
+/* Every record has the lab's parameters, in the lab's order: the first record's name them. */
+static void csv_header(rt_table *table, const cJSON *params, const char **aliases, int alias_count)
+{
+    const cJSON *param;
+    rt_column(table, "lab", RT_LEFT);
+    rt_column(table, "variant", RT_LEFT);
+    cJSON_ArrayForEach(param, params)
+        rt_column(table, param->string, RT_LEFT);
+    rt_column(table, "device", RT_LEFT);
+    for (size_t c = 0; c < COUNT(csv_values); c++)
+        rt_column(table, csv_values[c], RT_LEFT);
+    for (int a = 0; a < alias_count; a++) {
+        alias_column(table, aliases[a], "_predicted");
+        alias_column(table, aliases[a], "_measured");
+    }
+}
+
+/* Full precision (%.9g keeps a float's digits), an empty field for a missing value; the device's
+ * name, free text, quoted. */
+static void csv_row(rt_table *table, const cJSON *report, const cJSON *params,
+                    const cJSON *record, const char **aliases, int alias_count)
+{
+    const char *device = rd_device_name(report);
+    const cJSON *param;
+    rt_text(table, "%s", member(report, "lab")->valuestring);
+    rt_text(table, "%s", rd_variant(record));
+    cJSON_ArrayForEach(param, params)
+        rt_text(table, "%lld", (long long)param_value(record, param->string));
+    rt_quoted(table, device != NULL ? device : "");
+    for (size_t c = 0; c < COUNT(csv_values); c++)
+        rt_number(table, "%.9g", rd_value(record, csv_values[c]));
+    for (int a = 0; a < alias_count; a++) {
+        const cJSON *metric = find_metric(record, aliases[a], strlen(aliases[a]));
+        rt_number(table, "%.9g", number(member(metric, "predicted")));
+        rt_number(table, "%.9g", number(member(metric, "measured")));
+    }
+}
+
 void rd_write_csv(const cJSON *report, FILE *stream)
 {
-    static const char *const fixed_columns[] = {
-        "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "flops",
-        "gflops", "pct_of_flops_ceiling", "flops_per_gld_byte_predicted",
-        "flops_per_gld_byte_measured", "correct", "max_rel_error", "registers_per_thread",
-        "local_bytes_per_thread", "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block",
-        "threads_per_block", "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op"};
-    const size_t fixed_count = sizeof fixed_columns / sizeof fixed_columns[0];
-    const char *lab = member(report, "lab")->valuestring;
     const cJSON *records = member(report, "records");
-    const char *device = rd_device_name(report);
-    /* Every record has the lab's parameters, in the lab's order. */
     const cJSON *params = member(cJSON_GetArrayItem(records, 0), "params");
     const char **aliases;
     int alias_count = collect_aliases(records, &aliases);
-    const cJSON *param, *record;
-
-    fputs("lab,variant", stream);
-    cJSON_ArrayForEach(param, params)
-        fprintf(stream, ",%s", param->string);
-    fputs(",device", stream);
-    for (size_t c = 0; c < fixed_count; c++)
-        fprintf(stream, ",%s", fixed_columns[c]);
-    for (int a = 0; a < alias_count; a++)
-        fprintf(stream, ",%s_predicted,%s_measured", aliases[a], aliases[a]);
-    fputc('\n', stream);
-
-    cJSON_ArrayForEach(record, records) {
-        fprintf(stream, "%s,%s", lab, member(record, "variant")->valuestring);
-        cJSON_ArrayForEach(param, params)
-            fprintf(stream, ",%lld", (long long)param_value(record, param->string));
-        csv_quoted(stream, device != NULL ? device : "");
-        for (size_t c = 0; c < fixed_count; c++)
-            csv_number(stream, rd_value(record, fixed_columns[c]));
-        for (int a = 0; a < alias_count; a++) {
-            const cJSON *metric = find_metric(record, aliases[a], strlen(aliases[a]));
-            csv_number(stream, number(member(metric, "predicted")));
-            csv_number(stream, number(member(metric, "measured")));
-        }
-        fputc('\n', stream);
-    }
+    rt_table table;
+    rt_init(&table);
+    csv_header(&table, params, aliases, alias_count);
+    const cJSON *record;
+    cJSON_ArrayForEach(record, records)
+        csv_row(&table, report, params, record, aliases, alias_count);
+    rt_print(&table, RT_CSV, stream);
+    rt_free(&table);
     free(aliases);
 }
 

@@ -1,4 +1,4 @@
-/* report_data.h: reading the JSON reports that lab programs write (common/report.c), and the
+/* report_data.h: reading the JSON reports that lab programs write (report.c), and the
  * one CSV writer: a lab's --format csv (ml_report_csv), ./memlab demo (the CSV beside each JSON)
  * and ./memlab plot (columns for gnuplot) all go through it. C and cJSON only, no CUDA, so
  * memlab_report links it on any machine. A demo keeps only the JSON of each run; everything
