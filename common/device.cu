@@ -86,13 +86,18 @@ void ml_free_run_buffers(ml_problem *problem)
     problem->buffer_count = 0;
 }
 
-void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance)
+/* The output on the device, for both kinds of expectation. Floats and counts are both 4 bytes. */
+static void make_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance)
 {
-    /* Floats and counts are both 4 bytes. */
     problem->output = (float *)ml_device_buffer(problem, count * sizeof(float));
     problem->output_count = count;
     problem->output_kind = kind;
     problem->tolerance = tolerance;
+}
+
+void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance)
+{
+    make_output(problem, kind, count, tolerance);
     void *reference = ml_host_buffer(problem, count * sizeof(float));
     if (kind == ML_OUTPUT_COUNTED)
         problem->reference_counts = (uint32_t *)reference;
@@ -103,10 +108,7 @@ void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, do
 void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
                               double tolerance)
 {
-    problem->output = (float *)ml_device_buffer(problem, count * sizeof(float));
-    problem->output_count = count;
-    problem->output_kind = ML_OUTPUT_WRITTEN;
-    problem->tolerance = tolerance;
+    make_output(problem, ML_OUTPUT_WRITTEN, count, tolerance);
     problem->check_index = (size_t *)ml_host_buffer(problem, checked * sizeof(size_t));
     problem->check_count = checked;
     problem->reference = (float *)ml_host_buffer(problem, checked * sizeof(float));
