@@ -451,7 +451,7 @@ static void fill_metric_results(ml_record *record, const metric_selection *selec
         snprintf(result->alias, sizeof result->alias, "%s", selected->name);
         prof_metric_full_name(&selected->metric, result->full_name, sizeof result->full_name);
         snprintf(result->unit, sizeof result->unit, "%s", selected->metric.unit);
-        result->predicted = result->predicted_low = NAN;
+        result->predicted = result->predicted_low = result->range_against = NAN;
         result->reason[0] = '\0';
         for (int p = 0; p < prediction->count; p++) {
             if (strcmp(prediction->alias[p], selected->name) != 0)
@@ -459,6 +459,8 @@ static void fill_metric_results(ml_record *record, const metric_selection *selec
             result->predicted = prediction->value[p];
             if (prediction->reason[p] != NULL) {
                 result->predicted_low = prediction->low[p];
+                if (prediction->against[p] > 0)
+                    result->range_against = prediction->against[p];
                 snprintf(result->reason, sizeof result->reason, "%s", prediction->reason[p]);
             }
         }

@@ -29,6 +29,14 @@ void ml_predict_range(ml_prediction *prediction, const char *alias, double low, 
     prediction->low[i] = low;
     prediction->high[i] = high;
     prediction->reason[i] = reason;
+    prediction->against[i] = 0;
+}
+
+void ml_predict_residue(ml_prediction *prediction, const char *alias, double high, double against,
+                        const char *reason)
+{
+    ml_predict_range(prediction, alias, 0, high, reason);
+    prediction->against[prediction->count - 1] = against;
 }
 
 void ml_predict(ml_prediction *prediction, const char *alias, double value)
@@ -38,10 +46,10 @@ void ml_predict(ml_prediction *prediction, const char *alias, double value)
 
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes)
 {
-    double low = output_bytes - ml_model_gpu()->l2_bytes;
+    double low = output_bytes - ml_model_gpu()->l2_bytes / 2;
     ml_predict_range(prediction, "dram_write_bytes", low > 0 ? low : 0, output_bytes,
-                     "the L2 writes a line back to DRAM when it evicts it, so up to the L2's size "
-                     "of the output may still be in the L2 when the kernel ends");
+                     "the L2 writes a line back to DRAM when it evicts it, so up to half the "
+                     "L2's size of the output may still be in the L2 when the kernel ends");
 }
 
 unsigned ml_threads_per_block(const ml_variant *variant)

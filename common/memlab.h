@@ -74,6 +74,8 @@ typedef struct {
     double value[ML_MAX_METRICS];
     double low[ML_MAX_METRICS], high[ML_MAX_METRICS];
     const char *reason[ML_MAX_METRICS]; /* NULL for a point prediction */
+    /* For a range from zero (ml_predict_residue): the count it is a share of; 0 otherwise. */
+    double against[ML_MAX_METRICS];
     int count;
     /* Optional: where the model says the variant's accesses are served ("L1", "L2", "DRAM"),
      * shown beside the measured counters that confirm it or not. NULL: not said. */
@@ -83,9 +85,16 @@ typedef struct {
 void ml_predict(ml_prediction *prediction, const char *alias, double value);
 void ml_predict_range(ml_prediction *prediction, const char *alias, double low, double high,
                       const char *reason);
+/* A count the model puts at zero but that carries a small residue it cannot place: a range from
+ * 0 to high, stated against the count it is a share of (the instructions it is counted on; 100
+ * for a percentage). The census counts it a prediction when high is at most 5% of against. */
+void ml_predict_residue(ml_prediction *prediction, const char *alias, double high, double against,
+                        const char *reason);
 /* dram_write_bytes of a kernel that writes output_bytes (in whole sectors): writes reach DRAM
- * when the L2 evicts them, so up to the L2's size of the output may still be dirty when the
- * kernel's range closes. A range from output_bytes less the model GPU's L2 to output_bytes. */
+ * when the L2 evicts them, so some of the output may still be dirty when the kernel's range
+ * closes: at most half the L2's size, measured on the H100 and H200 (48% of the L2 at most,
+ * for a kernel that reads almost nothing; less for one that also streams its input through it).
+ * A range from output_bytes less half the model GPU's L2 to output_bytes. */
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
 
 typedef struct ml_variant ml_variant;

@@ -255,6 +255,7 @@ static cJSON *json_metrics(const ml_record *record)
                          json_add(metric, "range_reason",
                                   result->reason[0] != '\0' ? cJSON_CreateString(result->reason)
                                                              : cJSON_CreateNull()) &&
+                         json_add(metric, "range_against", json_number(result->range_against)) &&
                          json_add(metric, "measured", json_number(result->measured));
         ok = json_add(metrics, key, json_built(metric, metric_ok));
     }

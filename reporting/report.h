@@ -18,6 +18,7 @@ typedef struct {
     double predicted;           /* NAN when the model makes no prediction; a range's high end */
     double predicted_low;       /* a range's low end; NAN for a point prediction */
     char reason[256];           /* why the model predicts a range ("" for a point) */
+    double range_against;       /* a range from zero: the count it is a share of; NAN if none */
     double measured;            /* NAN when not measured (no profiler, --model) */
 } ml_metric_result;
 

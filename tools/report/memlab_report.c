@@ -21,9 +21,13 @@
  *       then host / (kernels + counters); exit status 1 for a --model run (nothing was timed)
  *   memlab_report census [--list] REPORT.json...
  *       how the access model did: of the pairs with a prediction and a measurement, how many
- *       lie within 5% of a point prediction, how many inside a predicted range (its ends
- *       stretched by 5%, as the lab's tables judge it), how many outside; --list names each
- *       pair outside. Exit status 1 when no pair was measured
+ *       lie within 5% of a point prediction, how many inside a narrow predicted range and how
+ *       many inside a wide one (its ends stretched by 5%, as the lab's tables judge it), how
+ *       many outside, and the share that met the model (within 5% or inside a narrow range). A
+ *       range is narrow when its high end is at most 1.25 times its low end, or, for a range
+ *       from zero, at most 5% of the count it is stated against (range_against); a wide range
+ *       says "we do not know" and counts as a miss. --list names each pair outside or inside a
+ *       wide range. Exit status 1 when no pair was measured
  *   memlab_report series --variant V --x PARAM --columns C,... [SELECTION] REPORT.json...
  *       a line plot's columns: PARAM, then each C, one row per value of PARAM
  *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
@@ -292,29 +296,56 @@ static int seconds_command(int argc, char **argv)
     return status;
 }
 
-/* The census's verdict on one metric of a record: 0 within 5% of a point prediction (or both 0),
- * 1 inside a predicted range, 2 outside, -1 no pair (nothing predicted or measured). */
-static int census_verdict(const cJSON *metric, double *predicted, double *measured)
+/* The census's verdicts on one metric of a record. */
+typedef enum {
+    CENSUS_NO_PAIR = -1,    /* nothing predicted or nothing measured */
+    CENSUS_WITHIN,          /* within 5% of a point prediction (or both 0) */
+    CENSUS_NARROW,          /* inside a range at most 1.25x wide (or, from zero, small) */
+    CENSUS_WIDE,            /* inside a wider range: no prediction, a miss */
+    CENSUS_OUTSIDE,
+    CENSUS_VERDICTS
+} census_verdict_kind;
+
+/* Widest a range may be and still be a prediction: high / low, and for a range from zero,
+ * high as a share of the count it is stated against. */
+#define NARROW_RANGE_RATIO 1.25
+#define NARROW_RESIDUE_SHARE 0.05
+
+static bool range_is_narrow(double low, double high, double against)
+{
+    if (low > 0)
+        return high <= NARROW_RANGE_RATIO * low;
+    return !isnan(against) && high <= NARROW_RESIDUE_SHARE * against;
+}
+
+static census_verdict_kind census_verdict(const cJSON *metric, double *predicted, double *measured)
 {
     const cJSON *point = cJSON_GetObjectItemCaseSensitive(metric, "predicted");
     const cJSON *low = cJSON_GetObjectItemCaseSensitive(metric, "predicted_low");
     const cJSON *reason = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
+    const cJSON *against = cJSON_GetObjectItemCaseSensitive(metric, "range_against");
     const cJSON *value = cJSON_GetObjectItemCaseSensitive(metric, "measured");
     if (!cJSON_IsNumber(point) || !cJSON_IsNumber(value))
-        return -1;
+        return CENSUS_NO_PAIR;
     *predicted = point->valuedouble;
     *measured = value->valuedouble;
-    if (cJSON_IsString(reason) && cJSON_IsNumber(low))
-        return rd_in_range(*measured, low->valuedouble, *predicted) ? 1 : 2;
-    return rd_agrees(*measured, *predicted) ? 0 : 2;
+    if (cJSON_IsString(reason) && cJSON_IsNumber(low)) {
+        if (!rd_in_range(*measured, low->valuedouble, *predicted))
+            return CENSUS_OUTSIDE;
+        double share_of = cJSON_IsNumber(against) ? against->valuedouble : NAN;
+        return range_is_narrow(low->valuedouble, *predicted, share_of) ? CENSUS_NARROW
+                                                                        : CENSUS_WIDE;
+    }
+    return rd_agrees(*measured, *predicted) ? CENSUS_WITHIN : CENSUS_OUTSIDE;
 }
 
 /* How the access model did over the reports' pairs: the census's line ("census: N pairs: ...")
- * in line, and with list each pair outside on stream. Returns the number of pairs. */
+ * in line, and with list each pair outside or inside a wide range on stream. Returns the number
+ * of pairs. */
 static long census_of(cJSON *const *reports, int report_count, FILE *list, char *line,
                       size_t size)
 {
-    long count[3] = {0, 0, 0};
+    long count[CENSUS_VERDICTS] = {0};
     for (int i = 0; i < report_count; i++) {
         const cJSON *report = reports[i];
         const cJSON *lab = cJSON_GetObjectItemCaseSensitive(report, "lab");
@@ -326,28 +357,40 @@ static long census_of(cJSON *const *reports, int report_count, FILE *list, char 
             cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
             {
                 double predicted, measured;
-                int verdict = census_verdict(metric, &predicted, &measured);
-                if (verdict < 0)
+                census_verdict_kind verdict = census_verdict(metric, &predicted, &measured);
+                if (verdict == CENSUS_NO_PAIR)
                     continue;
                 count[verdict]++;
-                if (verdict == 2 && list != NULL) {
-                    char *params = cJSON_PrintUnformatted(
-                        cJSON_GetObjectItemCaseSensitive(record, "params"));
+                if (list == NULL || verdict == CENSUS_WITHIN || verdict == CENSUS_NARROW)
+                    continue;
+                char *params =
+                    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(record, "params"));
+                const char *alias = cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring;
+                if (verdict == CENSUS_OUTSIDE)
                     fprintf(list, "outside: %s %s %s %s: predicted %.6g, measured %.6g\n",
                             cJSON_IsString(lab) ? lab->valuestring : "?",
                             cJSON_IsString(variant) ? variant->valuestring : "?",
-                            params != NULL ? params : "",
-                            cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring,
+                            params != NULL ? params : "", alias, predicted, measured);
+                else
+                    fprintf(list, "wide: %s %s %s %s: predicted %.6g..%.6g, measured %.6g\n",
+                            cJSON_IsString(lab) ? lab->valuestring : "?",
+                            cJSON_IsString(variant) ? variant->valuestring : "?",
+                            params != NULL ? params : "", alias,
+                            cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble,
                             predicted, measured);
-                    free(params);
-                }
+                free(params);
             }
         }
     }
-    long pairs = count[0] + count[1] + count[2];
-    snprintf(line, size, "census: %ld pairs: %ld within 5%% (%.1f%%), %ld inside their range, "
-                         "%ld outside", pairs, count[0], pairs > 0 ? 100.0 * count[0] / pairs : 0.0,
-             count[1], count[2]);
+    long pairs = 0;
+    for (int v = 0; v < CENSUS_VERDICTS; v++)
+        pairs += count[v];
+    long met = count[CENSUS_WITHIN] + count[CENSUS_NARROW];
+    snprintf(line, size,
+             "census: %ld pairs: %ld within 5%%, %ld inside a narrow range, %ld inside a wide "
+             "range (a miss), %ld outside: %.1f%% met",
+             pairs, count[CENSUS_WITHIN], count[CENSUS_NARROW], count[CENSUS_WIDE],
+             count[CENSUS_OUTSIDE], pairs > 0 ? 100.0 * (double)met / (double)pairs : 0.0);
     return pairs;
 }
 
@@ -707,7 +750,7 @@ static void write_demo_head(FILE *stream, const demo_options *options, const dem
                 gpu != NULL ? gpu : "unknown GPU");
         if (census[0] != '\0')
             fprintf(stream, "\nThe access model, over every measured counter (`memlab_report "
-                            "census --list data/*.json`\nnames the pairs outside): %s.\n",
+                            "census --list data/*.json`\nnames the pairs outside and in wide ranges): %s.\n",
                     census + strlen("census: "));
     }
     bool noted = false;
