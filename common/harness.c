@@ -696,6 +696,19 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
+/* The level's peak, where the family knows it, and the variant's share of it. */
+static void fill_peak(ml_problem *problem, const ml_report *report, ml_record *record)
+{
+    if (problem->variant->family->peak_gbps == NULL || isnan(record->gbps))
+        return;
+    ml_device_figures device = {report->sm_count, report->sm_clock_mhz, report->ceiling_gbps,
+                                report->published_dram_gbps};
+    record->peak_gbps = problem->variant->family->peak_gbps(problem, &device, record->gbps,
+                                                            record->peak_source,
+                                                            sizeof record->peak_source);
+    record->pct_of_peak = 100.0 * record->gbps / record->peak_gbps;
+}
+
 /* What the variant's kernel costs the SM at its block size, and the spills ptxas reported for
  * the code that runs (compiled for the architecture cudaFuncAttributes.binaryVersion names). */
 static void fill_resources(const ml_problem *problem, const struct cudaDeviceProp *properties,
@@ -1015,6 +1028,7 @@ static int plan(lab_run *run)
     report->warmup = options->warmup;
     report->ceiling_gbps = NAN;
     report->sm_clock_mhz = NAN;
+    report->published_dram_gbps = NAN;
     report->counter_seconds = NAN;
     return RUN_GOES_ON;
 }
@@ -1120,6 +1134,14 @@ static int open_device(lab_run *run)
     int sm_clock_khz = 0;
     ML_CUDA_CHECK(cudaDeviceGetAttribute(&sm_clock_khz, cudaDevAttrClockRate, options->device));
     report->sm_clock_mhz = sm_clock_khz / 1e3;
+    int memory_clock_khz = 0, bus_bits = 0;
+    ML_CUDA_CHECK(cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate,
+                                         options->device));
+    ML_CUDA_CHECK(cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth,
+                                         options->device));
+    /* Double data rate: two transfers a memory clock, bus_bits / 8 bytes each. */
+    if (memory_clock_khz > 0 && bus_bits > 0)
+        report->published_dram_gbps = 2.0 * memory_clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     run->device_facts = ml_gpu_facts_of_device(properties->name, properties->major,
                                                properties->minor,
                                                properties->multiProcessorCount,
@@ -1215,6 +1237,7 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
     time_variant(&problem, &run->options, &run->flush, &run->staging,
                  report->sm_clock_mhz * 1e6, record);
     fill_rates(record, report->ceiling_gbps);
+    fill_peak(&problem, report, record);
     report->seconds.kernels += kernel_seconds(record, &run->options);
     report->seconds.timing_loop += lap(&phase_start);
 

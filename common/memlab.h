@@ -165,6 +165,14 @@ typedef struct {
     unsigned x, y;
 } ml_block;
 
+/* What the harness measured or read of the device, for a family's peak_gbps. */
+typedef struct {
+    int sm_count;
+    double sm_clock_mhz;        /* the SM clock the runtime reports (its highest) */
+    double copy_ceiling_gbps;   /* device-to-device cudaMemcpy: bytes read + written a second */
+    double published_dram_gbps; /* the data sheet's DRAM peak: 2 x memory clock x bus width */
+} ml_device_figures;
+
 /* A family: the variants that share buffers, a CPU reference and a model, told apart by their
  * constants. Every function takes the run; predict, device_bytes, bytes_read, bytes_written and
  * flops need no GPU (only lab, variant and param are set). Fields in this order: */
@@ -197,6 +205,12 @@ struct ml_family {
     double (*bytes_written)(const ml_problem *problem);
     /* Optional: floating-point operations (for GFLOP/s). */
     double (*flops)(const ml_problem *problem);
+    /* Optional, for a lesson in bandwidth: the most the level the variant reads can deliver on
+     * this device, in GB/s, with where that figure comes from in source (one line). The harness
+     * calls it on the GPU after timing the variant (variant_gbps: the rate the variant itself
+     * achieved), and reports the variant's % of it. */
+    double (*peak_gbps)(ml_problem *problem, const ml_device_figures *device, double variant_gbps,
+                        char *source, size_t size);
     /* Optional: what the harness does not free itself (a library handle). The harness frees
      * the state, every ml_device_buffer and ml_host_buffer, and the output. */
     void (*teardown)(ml_problem *problem);

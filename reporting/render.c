@@ -124,6 +124,12 @@ void rd_write_facts(const cJSON *report, rt_style style, FILE *stream)
     else
         snprintf(value, sizeof value, "%.1f GB/s (device-to-device copy)", ceiling);
     write_fact(stream, style, "ceiling", value);
+    double dram_peak = number_or_nan(member(member(report, "device"), "published_dram_gbps"));
+    if (!isnan(dram_peak)) {
+        snprintf(value, sizeof value,
+                 "%.1f GB/s of DRAM, as published (2 x memory clock x bus width)", dram_peak);
+        write_fact(stream, style, "peak", value);
+    }
 
     const char *seed = rd_report_text(report, "seed");
     write_fact(stream, style, "seed", seed != NULL ? seed : "-");
@@ -145,6 +151,7 @@ typedef struct {
     bool latency;               /* a kernel timed itself: cycles and ns per operation */
     bool course;                /* the course's table has a figure for a record's access */
     bool served_by;             /* the model names the level that serves a record's accesses */
+    bool peak;                  /* a record's level has a peak (a lesson in bandwidth) */
 } result_columns;
 
 static result_columns results_shown(const cJSON *report)
@@ -156,6 +163,7 @@ static result_columns results_shown(const cJSON *report)
         shown.latency |= cJSON_IsObject(member(record, "latency"));
         shown.course |= cJSON_IsString(member(record, "course_figure"));
         shown.served_by |= cJSON_IsString(member(record, "served_by"));
+        shown.peak |= !isnan(rd_value(record, "peak_gbps"));
     }
     if (shown.gflops)
         shown.flops_ceiling = rd_report_text(report, "flops_ceiling_variant");
@@ -173,6 +181,11 @@ static void results_header(rt_table *table, const cJSON *report, const result_co
         rt_column(table, param->string, RT_RIGHT);
     for (size_t i = 0; i < COUNT(timing); i++)
         rt_column(table, timing[i], RT_RIGHT);
+    if (shown->peak) {
+        rt_column(table, "% of peak", RT_RIGHT);
+        rt_column(table, "peak GB/s", RT_RIGHT);
+        rt_column(table, "peak from", RT_LEFT);
+    }
     if (shown->gflops)
         rt_column(table, "GFLOP/s", RT_RIGHT);
     if (shown->flops_ceiling != NULL) {
@@ -220,6 +233,11 @@ static void results_row(rt_table *table, const cJSON *record, const result_colum
     rt_number(table, "%.1f", 100.0 * rd_value(record, "cv"));
     rt_number(table, "%.1f", rd_value(record, "gbps"));
     rt_number(table, "%.1f", rd_value(record, "pct_of_ceiling"));
+    if (shown->peak) {
+        rt_number(table, "%.1f", rd_value(record, "pct_of_peak"));
+        rt_number(table, "%.1f", rd_value(record, "peak_gbps"));
+        rt_text(table, "%s", text_or(member(record, "peak_source"), ""));
+    }
     if (shown->gflops)
         rt_number(table, "%.1f", rd_value(record, "gflops"));
     if (shown->flops_ceiling != NULL)

@@ -43,6 +43,7 @@ ml_record *ml_report_add(ml_report *report)
     ml_record *record = &report->records[report->record_count];
     report->record_count++;
     memset(record, 0, sizeof *record);
+    record->peak_gbps = record->pct_of_peak = NAN;
     return record;
 }
 
@@ -180,7 +181,9 @@ static cJSON *json_device(const ml_report *report)
                        has_device ? cJSON_CreateString(compute_capability) : cJSON_CreateNull()) &&
               json_add(device, "sm_count", json_number(has_device ? report->sm_count : NAN)) &&
               json_add(device, "l2_mib", json_number(has_device ? report->l2_mib : NAN)) &&
-              json_add(device, "sm_clock_mhz", json_number(has_device ? report->sm_clock_mhz : NAN));
+              json_add(device, "sm_clock_mhz", json_number(has_device ? report->sm_clock_mhz : NAN)) &&
+              json_add(device, "published_dram_gbps",
+                       json_number(has_device ? report->published_dram_gbps : NAN));
     return json_built(device, ok);
 }
 
@@ -321,6 +324,10 @@ static cJSON *json_record(const ml_report *report, const ml_record *record)
         json_add(object, "bytes", json_number(record->bytes)) &&
         json_add(object, "gbps", json_number(if_timed(record, record->gbps))) &&
         json_add(object, "pct_of_ceiling", json_number(if_timed(record, record->pct_of_ceiling))) &&
+        json_add(object, "peak_gbps", json_number(if_timed(record, record->peak_gbps))) &&
+        json_add(object, "pct_of_peak", json_number(if_timed(record, record->pct_of_peak))) &&
+        json_add(object, "peak_source", json_string_or_null(record->timed ? record->peak_source
+                                                                          : "")) &&
         json_add(object, "flops", json_number(record->flops)) &&
         json_add(object, "gflops", json_number(if_timed(record, record->gflops))) &&
         json_add(object, "pct_of_flops_ceiling",

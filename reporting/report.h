@@ -45,6 +45,9 @@ typedef struct {
     double flops;
     double gbps;                /* bytes / median time */
     double pct_of_ceiling;      /* gbps / copy ceiling, in % (NAN without ceiling) */
+    double peak_gbps;           /* the level's peak (ml_family.peak_gbps); NAN: none */
+    double pct_of_peak;         /* gbps / peak_gbps, in % */
+    char peak_source[160];      /* where the peak comes from ("" when none) */
     double gflops;              /* NAN when the variant does no arithmetic */
     double pct_of_flops_ceiling;    /* gflops / the lab's flops_ceiling variant's, in % (NAN) */
     /* Arithmetic intensity against global loads: flops over the gld_bytes metric, predicted and
@@ -87,6 +90,7 @@ typedef struct {
     double l2_mib;
     double sm_clock_mhz;        /* the SM clock the runtime reports (its highest); NAN: none */
     double ceiling_gbps;        /* device-to-device copy, bytes read + written; NAN if not measured */
+    double published_dram_gbps; /* 2 x memory clock x bus width; NAN if not known */
     uint64_t seed;
     int reps, warmup;
     char profiler_note[256];    /* "" when counters were read, else why not */

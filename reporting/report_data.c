@@ -249,7 +249,8 @@ const cJSON *rd_metric(const cJSON *record, const char *name)
 }
 
 /* The record's own values rd_value reads, by where they sit in a record's JSON. */
-static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
+static const char *const top_level[] = {"bytes", "gbps", "pct_of_ceiling", "peak_gbps",
+                                        "pct_of_peak", "flops", "gflops",
                                         "pct_of_flops_ceiling", "max_rel_error",
                                         "mismatches", "correct"};
 static const char *const timing[] = {"median_ms", "min_ms", "max_ms", "cv", "reps"};
@@ -319,8 +320,8 @@ static int collect_aliases(const cJSON *records, const char ***aliases)
 
 /* The values every CSV row has, after the sizes and the device; then two per metric alias. */
 static const char *const csv_values[] = {
-    "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "flops", "gflops",
-    "pct_of_flops_ceiling", "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured",
+    "median_ms", "min_ms", "max_ms", "cv", "bytes", "gbps", "pct_of_ceiling", "peak_gbps",
+    "pct_of_peak", "flops", "gflops", "pct_of_flops_ceiling", "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured",
     "correct", "max_rel_error", "registers_per_thread", "local_bytes_per_thread",
     "spill_store_bytes", "spill_load_bytes", "shared_bytes_per_block", "threads_per_block",
     "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op"};

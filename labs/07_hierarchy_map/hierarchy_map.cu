@@ -92,7 +92,6 @@ static const constant_chain_layout divergent_chain = {256, 1, 8, 32, "constant c
 /* Four blocks of 512 threads fill an SM (2,048 threads). The rounds make each kernel run long
  * beside the cost of its launch. */
 #define BANDWIDTH_BLOCKS_PER_SM 4
-#define REGION_VECTORS 2048     /* read_region: 32 KiB, the same for every block */
 #define GRID_THREADS 0          /* read_stride or sum_period: every thread of the grid */
 
 /* A bandwidth run: thread t sums the float4s k = t, t + read_stride, ... below vectors, moved on
@@ -301,21 +300,11 @@ static void launch_fma_chain(const ml_problem *problem)
     ML_LAUNCH(problem, dim3(1), 0, arguments);
 }
 
-/* read_shared(in, rounds, sums) */
+/* read_shared(in, rounds, sums); read_region likewise */
 static void launch_shared_reads(const ml_problem *problem)
 {
     const bandwidth_state *state = (const bandwidth_state *)problem->state;
     ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(state->reads->rounds),
-                               ML_ARG(problem->output)};
-    ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
-}
-
-/* read_region(in, vectors, rounds, sums) */
-static void launch_region_reads(const ml_problem *problem)
-{
-    const bandwidth_state *state = (const bandwidth_state *)problem->state;
-    unsigned vectors = (unsigned)state->vectors;
-    ml_argument arguments[] = {ML_ARG(state->in), ML_ARG(vectors), ML_ARG(state->reads->rounds),
                                ML_ARG(problem->output)};
     ML_LAUNCH(problem, dim3(state->blocks), 0, arguments);
 }
@@ -364,16 +353,20 @@ static level chase_level(double footprint)
 static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half)",
                                           "L2 and DRAM", "DRAM"};
 
-/* The DRAM bytes of the chase's DRAM fills, as a range: from low_fills fills to 1.3 times
- * high_fills fills, plus 160 KiB and 128 bytes a 2 MiB page the chain spans for what else DRAM
- * serves while one thread chases (page-table walks, instruction fetches). */
+/* The DRAM bytes of the chase's DRAM fills, as a range: from low_fills fills to a tenth more
+ * than high_fills fills, plus a floor of 96 KiB and 128 bytes a 2 MiB page the chain spans for
+ * what else DRAM serves while one thread chases (page-table walks, instruction fetches).
+ * Measured on the H100 and H200: the floor 9 to 40 KiB (the most in a first launch, whose code
+ * is not yet cached), and 1 to 7% more fills than links missed. A chase of a few hundred fills
+ * reads about as much again for the floor, so its range is wide; one of many thousands, a narrow
+ * one. */
 static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
                                double span_bytes)
 {
     double fill = ml_model_gpu()->dram_fill_bytes;
     double pages = ceil(span_bytes / (2.0 * MIB));
     ml_predict_range(prediction, "dram_read_bytes", low_fills * fill,
-                     1.3 * high_fills * fill + 160 * KIB + 128 * pages,
+                     1.1 * high_fills * fill + 96 * KIB + 128 * pages,
                      "a DRAM fill a missed link, and page-table walks and instruction fetches");
 }
 
@@ -447,8 +440,8 @@ static void predict_constant_chase(const ml_problem *problem, ml_prediction *pre
     if (layout->fits_first_cache)
         ml_predict(prediction, "constant_hit_rate", 100.0 * (1 - lines / requests));
     else
-        ml_predict_range(prediction, "constant_hit_rate", 0, 1,
-                         "a link shares no line with the last few, so almost none hit");
+        ml_predict_residue(prediction, "constant_hit_rate", 1, 100,
+                           "a link shares no line with the last few, so almost none hit");
 }
 
 static void predict_fma_chain(const ml_problem *problem, ml_prediction *prediction)
@@ -483,9 +476,9 @@ static void predict_grid_reads(const ml_problem *problem, ml_prediction *predict
     bandwidth_state run = bandwidth_sizes(problem);
     prediction->served_by = run.reads->served_by;
     if (run.reads->rounds == 1)
-        ml_predict_range(prediction, "l2_hit_rate", 0, 0.01,
-                         "no line is read twice; the launch's own reads (its code, its "
-                         "parameters) may hit");
+        ml_predict_residue(prediction, "l2_hit_rate", 0.01, 100,
+                           "no line is read twice; the launch's own reads (its code, its "
+                           "parameters) may hit");
     ml_predict(prediction, "dram_read_bytes", (double)run.vectors * 16.0);
 }
 
@@ -843,6 +836,137 @@ static double bandwidth_bytes(const ml_problem *problem)
     return threads * (double)(run.vectors / run.read_stride) * 16.0 * run.reads->rounds;
 }
 
+/* ---- peaks: the most each level can deliver on this device ----------------------------------- */
+
+/* Shared memory and the L1 deliver 32 banks x 4 bytes to each SM a clock. */
+#define L1_BYTES_PER_CLOCK 128
+
+static double per_clock_peak(ml_problem *problem, const ml_device_figures *device,
+                             double variant_gbps, char *source, size_t size)
+{
+    (void)problem, (void)variant_gbps;
+    snprintf(source, size, "%d SMs x %.0f MHz x %d bytes a clock", device->sm_count,
+             device->sm_clock_mhz, L1_BYTES_PER_CLOCK);
+    return device->sm_count * device->sm_clock_mhz * 1e6 * L1_BYTES_PER_CLOCK / 1e9;
+}
+
+/* The L2, DRAM and the constant cache have no per-clock figure to trust: their peak here is the
+ * best a read or copy of them achieves on this device: the variant's own read, a probe run at
+ * three block sizes (each filling the SMs, the best of PROBE_REPS launches after one untimed)
+ * and, for the L2 and DRAM, the device-to-device copy. The probes are the host program's own
+ * kernels, not the lab's: the grid's read goes eight loads deep where read_grid_l2 goes four. */
+#define PROBE_REPS 3
+#define PROBE_THREADS_PER_SM 2048
+static const unsigned probe_block_threads[] = {256, 512, 1024};
+
+static __global__ void probe_grid_reads(const float4 *in, size_t vectors, unsigned rounds,
+                                        float *sums)
+{
+    size_t thread = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t threads = (size_t)gridDim.x * blockDim.x;
+    float4 sum = make_float4(0, 0, 0, 0);
+    for (unsigned round = 0; round < rounds; round++) {
+        size_t start = 32 * (size_t)round % vectors;
+#pragma unroll 8
+        for (size_t k = thread; k < vectors; k += threads) {
+            size_t index = k + start;
+            if (index >= vectors)
+                index -= vectors;
+            float4 v = __ldcg(&in[index]);
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+    }
+    sums[thread] = sum.x + sum.y + sum.z + sum.w;
+}
+
+static __constant__ float4 probe_constants[CONSTANT_BANDWIDTH_VECTORS];
+
+static __global__ void probe_constant_reads(unsigned rounds, float *sums)
+{
+    float4 sum = make_float4(0, 0, 0, 0);
+    for (unsigned round = 0; round < rounds; round += CONSTANT_ROUNDS_A_STEP) {
+        unsigned first = round % CONSTANT_BANDWIDTH_VECTORS;
+#pragma unroll
+        for (unsigned i = 0; i < CONSTANT_ROUNDS_A_STEP; i++) {
+            float4 v = probe_constants[first + i];
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
+    }
+    sums[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = sum.x + sum.y + sum.z + sum.w;
+}
+
+/* The variant's buffer read by probe_grid_reads, or rounds float4s a thread of probe_constants,
+ * by `threads`-thread blocks filling sm_count SMs. */
+static void launch_probe(const ml_problem *problem, int sm_count, unsigned threads, float *sums)
+{
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    unsigned blocks = (unsigned)sm_count * (PROBE_THREADS_PER_SM / threads);
+    if (run->in != NULL)
+        probe_grid_reads<<<blocks, threads>>>(run->in, run->vectors, run->reads->rounds, sums);
+    else
+        probe_constant_reads<<<blocks, threads>>>(run->reads->rounds, sums);
+    ML_LAUNCH_CHECK();
+}
+
+/* The probe's best rate in GB/s, bytes read a launch. */
+static double best_probe_gbps(ml_problem *problem, int sm_count, double bytes)
+{
+    float *sums = (float *)ml_device_buffer(problem, (size_t)sm_count * PROBE_THREADS_PER_SM *
+                                                         sizeof(float));
+    cudaEvent_t start, stop;
+    ML_CUDA_CHECK(cudaEventCreate(&start));
+    ML_CUDA_CHECK(cudaEventCreate(&stop));
+    float best_ms = INFINITY;
+    for (size_t s = 0; s < ML_COUNT(probe_block_threads); s++) {
+        for (int rep = 0; rep <= PROBE_REPS; rep++) {
+            ML_CUDA_CHECK(cudaEventRecord(start, 0));
+            launch_probe(problem, sm_count, probe_block_threads[s], sums);
+            ML_CUDA_CHECK(cudaEventRecord(stop, 0));
+            ML_CUDA_CHECK(cudaEventSynchronize(stop));
+            float ms = 0;
+            ML_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+            if (rep > 0 && ms < best_ms)
+                best_ms = ms;
+        }
+    }
+    ML_CUDA_CHECK(cudaEventDestroy(start));
+    ML_CUDA_CHECK(cudaEventDestroy(stop));
+    return bytes / (best_ms * 1e-3) / 1e9;
+}
+
+/* The best of the variant, the probe and (unless NAN) the copy, and the three in source. */
+static double best_of(double variant_gbps, double probe_gbps, double copy_gbps, char *source,
+                      size_t size)
+{
+    if (isnan(copy_gbps)) {
+        snprintf(source, size, "best of this read and a probe's (%.0f)", probe_gbps);
+        return fmax(variant_gbps, probe_gbps);
+    }
+    snprintf(source, size, "best of this read, a probe's (%.0f) and a copy's (%.0f)", probe_gbps,
+             copy_gbps);
+    return fmax(fmax(variant_gbps, probe_gbps), copy_gbps);
+}
+
+/* The L2 and DRAM: the variant's buffer, read by the probe; the copy beside it. */
+static double copy_or_read_peak(ml_problem *problem, const ml_device_figures *device,
+                                double variant_gbps, char *source, size_t size)
+{
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    double probe = best_probe_gbps(problem, device->sm_count,
+                                   (double)run->vectors * 16.0 * run->reads->rounds);
+    return best_of(variant_gbps, probe, device->copy_ceiling_gbps, source, size);
+}
+
+static double constant_read_peak(ml_problem *problem, const ml_device_figures *device,
+                                 double variant_gbps, char *source, size_t size)
+{
+    const bandwidth_state *run = (const bandwidth_state *)problem->state;
+    double probe = best_probe_gbps(problem, device->sm_count, (double)device->sm_count *
+                                                                  PROBE_THREADS_PER_SM * 16.0 *
+                                                                  run->reads->rounds);
+    return best_of(variant_gbps, probe, NAN, source, size);
+}
+
 const ml_family global_chase = {
     .name = "global_chase", .state_bytes = sizeof(chase_state), .device_bytes = global_chase_bytes,
     .setup = setup_global_chase, .fill_inputs = fill_chase, .reference_at = chase_ends_at,
@@ -864,22 +988,23 @@ const ml_family shared_reads = {
     .name = "shared_reads", .state_bytes = sizeof(bandwidth_state),
     .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
     .reference_at = sums_at, .launch = launch_shared_reads, .predict = predict_shared_reads,
-    .bytes_read = bandwidth_bytes};
+    .bytes_read = bandwidth_bytes, .peak_gbps = per_clock_peak};
 const ml_family region_reads = {
     .name = "region_reads", .state_bytes = sizeof(bandwidth_state),
     .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
-    .reference_at = sums_at, .launch = launch_region_reads, .predict = predict_region_reads,
-    .bytes_read = bandwidth_bytes};
+    .reference_at = sums_at, .launch = launch_shared_reads, .predict = predict_region_reads,
+    .bytes_read = bandwidth_bytes, .peak_gbps = per_clock_peak};
 const ml_family grid_reads = {
     .name = "grid_reads", .state_bytes = sizeof(bandwidth_state),
     .device_bytes = bandwidth_device_bytes, .setup = setup_buffer_reads, .fill_inputs = fill_buffer,
     .reference_at = sums_at, .launch = launch_grid_reads, .predict = predict_grid_reads,
-    .bytes_read = bandwidth_bytes};
+    .bytes_read = bandwidth_bytes, .peak_gbps = copy_or_read_peak};
 const ml_family constant_reads = {
     .name = "constant_reads", .state_bytes = sizeof(bandwidth_state),
     .device_bytes = bandwidth_device_bytes, .setup = setup_constant_reads,
     .fill_inputs = fill_constant_vectors, .reference_at = sums_at, .launch = launch_constant_reads,
-    .predict = predict_constant_reads, .bytes_read = bandwidth_bytes};
+    .predict = predict_constant_reads, .bytes_read = bandwidth_bytes,
+    .peak_gbps = constant_read_peak};
 
 static const ml_lab lab = {
     .program = "hierarchy_map",

@@ -14,6 +14,9 @@
 
 #define BANDWIDTH_THREADS 512           /* threads per block of every bandwidth kernel */
 #define SHARED_BANDWIDTH_VECTORS 2048   /* float4s a block keeps in shared memory: 32 KiB */
+#define REGION_VECTORS 2048             /* float4s of read_region's region: 32 KiB */
 #define CONSTANT_BANDWIDTH_VECTORS 256  /* float4s in constant memory: 4 KiB */
+#define CONSTANT_ROUNDS_A_STEP 16       /* read_constant's rounds between two loop tests; a
+                                           divisor of CONSTANT_BANDWIDTH_VECTORS */
 
 #endif

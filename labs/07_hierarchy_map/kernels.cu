@@ -157,13 +157,12 @@ extern "C" __global__ void fma_chain(const float *x, unsigned timed_operations, 
 
 /* ---- bandwidth: many independent loads ------------------------------------------------------- */
 
-/* Each round, thread t reads the float4s t + k * BANDWIDTH_THREADS + 32 * round (wrapped at the
- * buffer's end): all of them, at a start that moves by a warp's width each round, so that the
- * compiler cannot keep a round's values in registers for the next. */
-__device__ unsigned rotated(unsigned index, unsigned round, unsigned vectors)
-{
-    return (index + 32 * round) % vectors;
-}
+/* A level's bandwidth needs every SM busy and many loads in flight: each thread issues all of a
+ * round's loads before it adds any of them (the loops below have a fixed count, so the compiler
+ * unrolls them), and a load's address costs an add and a mask, not a division, or the SM would
+ * spend its issue slots on arithmetic instead of loads. Each round's loads start a warp's width
+ * further on (wrapped at the buffer's end), so no round reads what the one before it read into
+ * the same registers, and the compiler cannot keep a round's values for the next. */
 
 __device__ float total(float4 sum)
 {
@@ -171,7 +170,7 @@ __device__ float total(float4 sum)
 }
 
 /* Shared memory: a block copies SHARED_BANDWIDTH_VECTORS float4s in, then reads them rounds
- * times. */
+ * times; thread t reads t, t + BANDWIDTH_THREADS, ... each round. */
 extern "C" __global__ void read_shared(const float4 *in, unsigned rounds, float *sums)
 {
     __shared__ float4 buffer[SHARED_BANDWIDTH_VECTORS];
@@ -179,54 +178,74 @@ extern "C" __global__ void read_shared(const float4 *in, unsigned rounds, float 
         buffer[k] = in[k];
     __syncthreads();
     float4 sum = make_float4(0, 0, 0, 0);
-    for (unsigned round = 0; round < rounds; round++)
-        for (unsigned k = threadIdx.x; k < SHARED_BANDWIDTH_VECTORS; k += BANDWIDTH_THREADS) {
-            float4 v = buffer[rotated(k, round, SHARED_BANDWIDTH_VECTORS)];
+    for (unsigned round = 0; round < rounds; round++) {
+        unsigned start = threadIdx.x + 32 * round;
+#pragma unroll
+        for (unsigned i = 0; i < SHARED_BANDWIDTH_VECTORS / BANDWIDTH_THREADS; i++) {
+            float4 v = buffer[(start + i * BANDWIDTH_THREADS) % SHARED_BANDWIDTH_VECTORS];
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
+    }
     sums[blockIdx.x * BANDWIDTH_THREADS + threadIdx.x] = total(sum);
 }
 
-/* Global loads every block makes of the same small region (vectors float4s), rounds times: after
- * the first round, each SM's L1 holds the region. */
-extern "C" __global__ void read_region(const float4 *in, unsigned vectors, unsigned rounds,
-                                       float *sums)
+/* Global loads every block makes of the same small region (REGION_VECTORS float4s), rounds
+ * times, in the same order as read_shared: after the first round, each SM's L1 holds the
+ * region. */
+extern "C" __global__ void read_region(const float4 *in, unsigned rounds, float *sums)
 {
     float4 sum = make_float4(0, 0, 0, 0);
-    for (unsigned round = 0; round < rounds; round++)
-        for (unsigned k = threadIdx.x; k < vectors; k += BANDWIDTH_THREADS) {
-            float4 v = in[rotated(k, round, vectors)];
+    for (unsigned round = 0; round < rounds; round++) {
+        unsigned start = threadIdx.x + 32 * round;
+#pragma unroll
+        for (unsigned i = 0; i < REGION_VECTORS / BANDWIDTH_THREADS; i++) {
+            float4 v = in[(start + i * BANDWIDTH_THREADS) % REGION_VECTORS];
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
+    }
     sums[blockIdx.x * BANDWIDTH_THREADS + threadIdx.x] = total(sum);
 }
 
 /* The grid reads vectors float4s, each once a round, with __ldcg: cached in the L2, not the L1.
- * A buffer the L2 holds is read from it after the first round; a larger one from DRAM. */
+ * A buffer the L2 holds is read from it after the first round; a larger one from DRAM. The
+ * buffer's size is known only at run time, so the wrap is a subtraction (the round's start is
+ * below vectors, and so is each thread's k). */
 extern "C" __global__ void read_grid_l2(const float4 *in, size_t vectors, unsigned rounds,
                                         float *sums)
 {
     size_t thread = (size_t)blockIdx.x * BANDWIDTH_THREADS + threadIdx.x;
     size_t threads = (size_t)gridDim.x * BANDWIDTH_THREADS;
     float4 sum = make_float4(0, 0, 0, 0);
-    for (unsigned round = 0; round < rounds; round++)
+    for (unsigned round = 0; round < rounds; round++) {
+        size_t start = 32 * (size_t)round % vectors;
+#pragma unroll 4
         for (size_t k = thread; k < vectors; k += threads) {
-            float4 v = __ldcg(&in[(k + 32 * (size_t)round) % vectors]);
+            size_t index = k + start;
+            if (index >= vectors)
+                index -= vectors;
+            float4 v = __ldcg(&in[index]);
             sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
         }
+    }
     sums[thread] = total(sum);
 }
 
 /* The float4s of read_constant, written by the lab program before the launch. */
 __constant__ float4 constant_vectors[CONSTANT_BANDWIDTH_VECTORS];
 
-/* Every lane of a warp reads the same __constant__ float4 each round: one address, broadcast. */
+/* Every lane of a warp reads the same __constant__ float4 each round: one address, broadcast.
+ * Float4 `round` (wrapped at CONSTANT_BANDWIDTH_VECTORS), CONSTANT_ROUNDS_A_STEP rounds a step,
+ * their loads independent; rounds is a multiple of CONSTANT_ROUNDS_A_STEP. */
 extern "C" __global__ void read_constant(unsigned rounds, float *sums)
 {
     float4 sum = make_float4(0, 0, 0, 0);
-    for (unsigned round = 0; round < rounds; round++) {
-        float4 v = constant_vectors[round % CONSTANT_BANDWIDTH_VECTORS];
-        sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+    for (unsigned round = 0; round < rounds; round += CONSTANT_ROUNDS_A_STEP) {
+        unsigned first = round % CONSTANT_BANDWIDTH_VECTORS;
+#pragma unroll
+        for (unsigned i = 0; i < CONSTANT_ROUNDS_A_STEP; i++) {
+            float4 v = constant_vectors[first + i];
+            sum.x += v.x, sum.y += v.y, sum.z += v.z, sum.w += v.w;
+        }
     }
     sums[blockIdx.x * BANDWIDTH_THREADS + threadIdx.x] = total(sum);
 }

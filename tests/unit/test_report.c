@@ -456,8 +456,8 @@ static void test_json_out_of_memory(void **state)
 
 static const char *const expected_csv_columns[] = {
     "lab", "variant", "n", "stride", "device", "median_ms", "min_ms", "max_ms", "cv", "bytes",
-    "gbps", "pct_of_ceiling", "flops", "gflops", "pct_of_flops_ceiling",
-    "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured", "correct",
+    "gbps", "pct_of_ceiling", "peak_gbps", "pct_of_peak", "flops", "gflops",
+    "pct_of_flops_ceiling", "flops_per_gld_byte_predicted", "flops_per_gld_byte_measured", "correct",
     "max_rel_error", "registers_per_thread", "local_bytes_per_thread", "spill_store_bytes",
     "spill_load_bytes", "shared_bytes_per_block",
     "threads_per_block", "blocks_per_sm", "occupancy_pct", "cycles_per_op", "ns_per_op",

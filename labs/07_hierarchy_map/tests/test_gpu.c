@@ -1,8 +1,9 @@
 /* test_hierarchy_map: lab 07 on a real GPU. Every variant follows its chain to the end the CPU
  * computes and sums what it read exactly; latency rises from level to level; the L1 and L2 steps
  * of the staircase appear within 25% of the L1 (memlab's table) and L2 (the runtime) sizes; the
- * counters of a chase agree with the level the model names; each level's bandwidth falls from
- * shared memory to DRAM. */
+ * counters of a chase agree with the level the model names; shared memory and the L1 deliver
+ * the same bandwidth and each level below them less, and every bandwidth variant reaches at least 90% of its level's peak
+ * (the L1 at least 110 bytes a clock per SM on Hopper). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -178,7 +179,9 @@ static void counters_agree_with_the_level(void **state)
     }
 }
 
-/* Shared memory, the L1, the L2, DRAM: each level delivers less than the one above it. */
+/* Shared memory and the L1 are one array of SRAM banks: at their peak they deliver the same
+ * bytes a clock, within 10%. Below them the L2, then DRAM, each deliver less than the level above
+ * it. */
 static void bandwidth_falls_from_level_to_level(void **state)
 {
     (void)state;
@@ -186,12 +189,48 @@ static void bandwidth_falls_from_level_to_level(void **state)
                                          "dram_bandwidth --metrics none --reps 3 --warmup 1",
                                          TIME_LIMIT_S);
     const char *ladder[] = {"shared_bandwidth", "l1_bandwidth", "l2_bandwidth", "dram_bandwidth"};
-    double before = INFINITY;
+    double gbps[4];
     for (size_t i = 0; i < sizeof ladder / sizeof ladder[0]; i++) {
-        double gbps = number_at(gpu_test_record(report, ladder[i]), "gbps", NULL);
-        fprintf(stderr, "  %-17s %9.0f GB/s\n", ladder[i], gbps);
-        assert_true(gbps < before);
-        before = gbps;
+        gbps[i] = number_at(gpu_test_record(report, ladder[i]), "gbps", NULL);
+        fprintf(stderr, "  %-17s %9.0f GB/s\n", ladder[i], gbps[i]);
+    }
+    assert_true(fabs(gbps[1] / gbps[0] - 1) <= 0.1);
+    assert_true(gbps[2] < fmin(gbps[0], gbps[1]));
+    assert_true(gbps[3] < gbps[2]);
+    cJSON_Delete(report);
+}
+
+/* Each bandwidth variant at 90% of its level's peak or more: SMs x clock x 128 bytes for shared
+ * memory and the L1, the best read or copy for the L2, DRAM and the constant cache. On Hopper
+ * the L1 delivers at least 110 bytes a clock to each SM. */
+#define PEAK_SHARE_PCT 90.0
+#define HOPPER_L1_BYTES_PER_CLOCK 110.0
+
+static void bandwidth_reaches_its_peak(void **state)
+{
+    (void)state;
+    cJSON *report = gpu_test_run_correct("--variant shared_bandwidth,l1_bandwidth,l2_bandwidth,"
+                                         "dram_bandwidth,constant_bandwidth --metrics none "
+                                         "--reps 5 --warmup 1",
+                                         TIME_LIMIT_S);
+    const cJSON *record;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        double pct = number_at(record, "pct_of_peak", NULL);
+        const cJSON *source = cJSON_GetObjectItemCaseSensitive(record, "peak_source");
+        fprintf(stderr, "  %-19s %9.0f GB/s, %5.1f%% of %9.0f (%s)\n", variant_of(record),
+                number_at(record, "gbps", NULL), pct, number_at(record, "peak_gbps", NULL),
+                cJSON_IsString(source) ? source->valuestring : "no source");
+        assert_true(cJSON_IsString(source));
+        assert_true(pct >= PEAK_SHARE_PCT);
+    }
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(report, "device");
+    const cJSON *capability = cJSON_GetObjectItemCaseSensitive(device, "compute_capability");
+    if (cJSON_IsString(capability) && strcmp(capability->valuestring, "9.0") == 0) {
+        double bytes_per_clock = number_at(gpu_test_record(report, "l1_bandwidth"), "gbps", NULL) *
+                                 1e9 / (number_at(device, "sm_count", NULL) *
+                                        number_at(device, "sm_clock_mhz", NULL) * 1e6);
+        fprintf(stderr, "  L1: %.1f bytes a clock per SM\n", bytes_per_clock);
+        assert_true(bytes_per_clock >= HOPPER_L1_BYTES_PER_CLOCK);
     }
     cJSON_Delete(report);
 }
@@ -208,6 +247,7 @@ int main(void)
         cmocka_unit_test(the_steps_sit_at_the_cache_sizes),
         cmocka_unit_test(counters_agree_with_the_level),
         cmocka_unit_test(bandwidth_falls_from_level_to_level),
+        cmocka_unit_test(bandwidth_reaches_its_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
