@@ -179,9 +179,8 @@ static void counters_agree_with_the_level(void **state)
     }
 }
 
-/* Shared memory and the L1 are one array of SRAM banks: at their peak they deliver the same
- * bytes a clock, within 10%. Below them the L2, then DRAM, each deliver less than the level above
- * it. */
+/* Shared memory and the L1, each at its peak, deliver the same bytes a clock within 10%. Below
+ * them the L2, then DRAM, each deliver less than the level above it. */
 static void bandwidth_falls_from_level_to_level(void **state)
 {
     (void)state;
