@@ -130,7 +130,7 @@ extern "C" __global__ void matmul_tiled32(const float *M, const float *N, float 
  * bank conflict), and its 4 values of ty read 4 neighbouring pieces of the M tile. Two shared
  * buffers let the loads of the next tile be in flight while the current one is used, with one
  * barrier per phase. */
-extern "C" __global__ void __launch_bounds__(CO_THREADS, 2)
+extern "C" __global__ void __launch_bounds__(CO_THREADS, CO_BLOCKS_PER_SM)
 matmul_coarsened(const float *M, const float *N, float *P, int m, int k, int n)
 {
     /* What this thread computes: its place (ty, tx) in the 16 x 16 grid of threads described

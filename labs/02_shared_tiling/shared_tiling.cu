@@ -318,34 +318,62 @@ static double predict_coarsened_shared(long long m, long long k, long long n)
     return blocks * phases * per_phase.wavefronts;
 }
 
-/* DRAM bytes read, from the model GPU's L2 capacity, between two bounds: M and N once (the L2
- * is flushed before every run), and M once with N once per block row (a strip of P's rows).
- * The prediction is the lower bound while M and N together are at most a third of the L2
- * (naive and tiled: READ_ONCE_WHILE_SMALL), the upper bound for the tiled kernels once N alone
- * is the L2's size or more (N_AGAIN_PER_BLOCK_ROW), and the range between the two otherwise and
- * always for coarsened. The instructor notes compare these predictions with measured bytes. */
-enum { READ_ONCE_WHILE_SMALL = 1, N_AGAIN_PER_BLOCK_ROW = 2 };
-
 static double whole_sectors(double bytes)
 {
     return ceil(bytes / ML_SECTOR_BYTES) * ML_SECTOR_BYTES;
 }
 
-static void predict_dram_reads(long long m, long long k, long long n, long long block_rows,
-                               int bounds, ml_prediction *prediction)
+/* The share of N that `blocks` blocks consecutive in the grid read: the block columns they
+ * cover, out of all of them. */
+static double share_of_n(long long blocks, long long block_columns)
 {
+    return (double)(blocks < block_columns ? blocks : block_columns) / (double)block_columns;
+}
+
+/* DRAM bytes read, from the model GPU's L2 (flushed before every run), with M and N in whole
+ * sectors. While M and N fit in the L2 together, each is read once: a point. Once N alone is
+ * the L2's size or more, N is read again, by kernel:
+ *   the tiled kernels (in_step_blocks_per_sm 0) read it once per block row (a strip of P's
+ *   rows): a point;
+ *   naive and coarsened (in_step_blocks_per_sm: the blocks an SM holds) read it once per wave:
+ *   the blocks resident together (SMs x blocks per SM, in grid order, block columns fastest)
+ *   read each slab of N at about the same time, so the L2 serves all but the first of them.
+ *   A wave reads the share of N its blocks' columns cover, all of it for a full wave of at
+ *   least a block row. That is the low end of a range whose high end reads N once more, as the
+ *   waves' blocks fall out of step.
+ * Between the two (M and N over the L2, N alone under it), a range from once to the high end
+ * for a larger N. The instructor notes compare these predictions with measured bytes. */
+static void predict_dram_reads(long long m, long long k, long long n, const block_tile *tile,
+                               int in_step_blocks_per_sm, ml_prediction *prediction)
+{
+    const ml_gpu_facts *gpu = ml_model_gpu();
     double m_bytes = whole_sectors((double)m * k * sizeof(float));
     double n_bytes = whole_sectors((double)k * n * sizeof(float));
-    double l2_bytes = ml_model_gpu()->l2_bytes;
-    double once = m_bytes + n_bytes, per_block_row = m_bytes + n_bytes * (double)block_rows;
-    if ((bounds & READ_ONCE_WHILE_SMALL) && once <= l2_bytes / 3)
+    double once = m_bytes + n_bytes;
+    long long block_rows = ml_ceil_div(m, tile->rows), block_columns = ml_ceil_div(n, tile->cols);
+    double outgrown_low, outgrown_high;
+    if (in_step_blocks_per_sm > 0) {
+        long long wave = (long long)gpu->sm_count * in_step_blocks_per_sm;
+        long long blocks = block_rows * block_columns;
+        double n_reads = (double)(blocks / wave) * share_of_n(wave, block_columns) +
+                         share_of_n(blocks % wave, block_columns);
+        outgrown_low = m_bytes + n_reads * n_bytes;
+        outgrown_high = outgrown_low + n_bytes;
+    } else {
+        outgrown_low = outgrown_high = m_bytes + n_bytes * (double)block_rows;
+    }
+    if (once <= gpu->l2_bytes)
         ml_predict(prediction, "dram_read_bytes", once);
-    else if ((bounds & N_AGAIN_PER_BLOCK_ROW) && n_bytes >= l2_bytes)
-        ml_predict(prediction, "dram_read_bytes", per_block_row);
+    else if (n_bytes < gpu->l2_bytes)
+        ml_predict_range(prediction, "dram_read_bytes", once, outgrown_high,
+                         "M and N outgrow the L2 but N alone does not: N is read from once to "
+                         "as often as if it outgrew the L2 too");
+    else if (in_step_blocks_per_sm > 0)
+        ml_predict_range(prediction, "dram_read_bytes", outgrown_low, outgrown_high,
+                         "N is read once per wave of resident blocks, and up to once more as the "
+                         "waves' blocks fall out of step");
     else
-        ml_predict_range(prediction, "dram_read_bytes", once, per_block_row,
-                         "M and N are over a third of the L2: each block row reads again what "
-                         "the L2 no longer holds of N, from none of it to all of it");
+        ml_predict(prediction, "dram_read_bytes", outgrown_low);
 }
 
 static void predict_loads(const ml_global_totals *loads, ml_prediction *prediction)
@@ -367,8 +395,9 @@ static void predict_naive(const ml_problem *problem, ml_prediction *prediction)
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, NAIVE_BLOCK_WIDTH), READ_ONCE_WHILE_SMALL,
-                       prediction);
+    /* With no shared memory and few registers, only threads bound naive's blocks per SM. */
+    int blocks_per_sm = ml_model_gpu()->threads_per_sm / (NAIVE_BLOCK_WIDTH * NAIVE_BLOCK_WIDTH);
+    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), blocks_per_sm, prediction);
 }
 
 static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
@@ -386,8 +415,8 @@ static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, width),
-                       READ_ONCE_WHILE_SMALL | N_AGAIN_PER_BLOCK_ROW, prediction);
+    /* Blocks not in step: N again per block row. */
+    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), 0, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_tiled_shared(m, k, n, width));
 }
 
@@ -403,7 +432,7 @@ static void predict_coarsened(const ml_problem *problem, ml_prediction *predicti
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ml_ceil_div(m, CO_TILE_M), 0, prediction);
+    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), CO_BLOCKS_PER_SM, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
 }
 

@@ -1,7 +1,7 @@
 /* shared_tiling.h: what lab 02's kernels (kernels.cu) and its host program (shared_tiling.cu)
- * share: the shape and the thread layout of the coarsened kernel (an instructor extension),
- * which the host program launches and models. None of it is part of a solution: the student
- * pack ships this file whole.
+ * share: the shape, the thread layout and the blocks per SM of the coarsened kernel (an
+ * instructor extension), which the host program launches and models. None of it is part of a
+ * solution: the student pack ships this file whole.
  */
 #ifndef SHARED_TILING_H
 #define SHARED_TILING_H
@@ -15,6 +15,10 @@
 #define CO_TILE_K 8
 #define CO_THREADS 256
 #define CO_HALF 64 /* a thread's second group of 4 rows (or columns) starts this far on */
+/* The blocks of the coarsened kernel an SM holds at once, the minimum its __launch_bounds__ asks
+ * for: two blocks of its register-hungry threads fill the SM's register file, so no more fit.
+ * The host program's DRAM model counts the blocks of a wave with it. */
+#define CO_BLOCKS_PER_SM 2
 
 /* The coarsened kernel's 256 threads form a 16 x 16 grid (ty, tx), and warp w of a block is the
  * 4 x 8 patch ty = (w / 2) * 4 + 0..3, tx = (w % 2) * 8 + 0..7: its 8 lanes of one ty read 128

@@ -166,10 +166,9 @@ static void launch_reads(const ml_problem *problem)
  * The model counts the conflicts of each warp's own accesses. Where it counts none, the
  * conflict counters still carry a residue, for the reason RESIDUE_REASON gives: the model
  * states it as an additive term of at most RESIDUE_SHARE of the other kind's wavefronts (stores,
- * for the loads) or of this kind's instructions, whichever are fewer. Measured on the H100 and
- * H200 it is at most 0.11 of them (the padded transpose's loads), so the term is small but not
- * zero: a conflict-free count is predicted from 0 to the term, its wavefronts from the model's
- * count to the count plus the term. */
+ * for the loads) or of this kind's instructions, whichever are fewer (the instructor notes give
+ * the residues the recorded runs show). A conflict-free count is predicted from 0 to the term,
+ * its wavefronts from the model's count to the count plus the term. */
 #define RESIDUE_SHARE 0.25
 #define RESIDUE_REASON "the counter also counts waits for other warps' accesses of the other " \
                        "kind to the same bank: at most one for every four of those wavefronts " \

@@ -355,11 +355,10 @@ static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half
 
 /* The DRAM bytes of the chase's DRAM fills, as a range: from low_fills fills to a tenth more
  * than high_fills fills, plus a floor of 96 KiB and 128 bytes a 2 MiB page the chain spans for
- * what else DRAM serves while one thread chases (page-table walks, instruction fetches).
- * Measured on the H100 and H200: the floor 9 to 40 KiB (the most in a first launch, whose code
- * is not yet cached), and 1 to 7% more fills than links missed. A chase of a few hundred fills
- * reads about as much again for the floor, so its range is wide; one of many thousands, a narrow
- * one. */
+ * what else DRAM serves while one thread chases (page-table walks, instruction fetches; the
+ * most in a first launch, whose code is not yet cached). The instructor notes give what the
+ * recorded runs read beyond the fills. A chase of a few hundred fills reads about as much again
+ * for the floor, so its range is wide; one of many thousands, a narrow one. */
 static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
                                double span_bytes)
 {

@@ -13,8 +13,10 @@
  *   count agreed with it exactly (the access model run over every load instruction of every
  *   warp of the launch, one by one, where the lab sums classes of equal tiles instead): a change
  *   to the model or to the lab's sums shows here;
- *   DRAM reads follow the L2's capacity: once while M and N fit, N once per block row when it
- *   does not (a range in between, and for naive and coarsened);
+ *   DRAM reads follow the L2's capacity: M and N once while they fit in it together; once N
+ *   alone outgrows it, N again per block row for the tiled kernels, and for naive and
+ *   coarsened N once per wave of resident blocks, up to once more (a range); a range from once
+ *   in between;
  *   the tiled kernels read fewer sectors than naive at every shape, and the model stays fast for
  *   the largest sizes.
  */
@@ -165,59 +167,155 @@ static void odd_shapes_keep_their_recorded_predictions(void **state)
     }
 }
 
-/* DRAM reads from the L2's capacity (50 MiB on the H100, 40 MiB on an A100), m = n = 4096:
- * M and N together within a third of the L2 (k = 512: 16 MiB) are read once; N the L2's size
- * or more (k = 4096: 64 MiB) is read once per block row by the tiled kernels (256 block rows of
- * tiled16, 128 of tiled32); between the two, and for naive and coarsened whenever the matrices
- * do not fit, a range from "once" to "N once per block row" with its reason. */
+/* dram_read_bytes of variant is the point `expected`, with no reason. */
+static void assert_dram_point(const cJSON *report, const char *variant, double expected)
+{
+    const char *reason = NULL;
+    assert_count(report, variant, "dram_read_bytes", expected);
+    gpu_test_predicted_low(gpu_test_record(report, variant), "dram_read_bytes", &reason);
+    if (reason != NULL)
+        fail_msg("%s dram_read_bytes: a range (%s), expected the point %.0f", variant, reason,
+                 expected);
+}
+
+/* dram_read_bytes of variant is the range low..high, its reason containing `why`. */
+static void assert_dram_range(const cJSON *report, const char *variant, double low, double high,
+                              const char *why)
+{
+    const char *reason = NULL;
+    assert_count(report, variant, "dram_read_bytes", high);
+    double predicted_low =
+        gpu_test_predicted_low(gpu_test_record(report, variant), "dram_read_bytes", &reason);
+    if (predicted_low != low)
+        fail_msg("%s dram_read_bytes: low end %.0f, expected %.0f", variant, predicted_low, low);
+    assert_non_null(reason);
+    if (strstr(reason, why) == NULL)
+        fail_msg("%s dram_read_bytes: reason '%s' does not say '%s'", variant, reason, why);
+}
+
+static const char *const kernels[] = {"naive", "tiled16", "tiled32", "coarsened", NULL};
+
+/* DRAM reads from the L2's capacity (50 MiB on the H100, 40 MiB on an A100), m = n = 4096
+ * unless said: M and N that fit in the L2 together are read once, by every kernel; N the L2's
+ * size or more is read once per block row by the tiled kernels; in between, a range from once
+ * to what a larger N would cost. */
 static void dram_reads_follow_the_l2(void **state)
 {
     (void)state;
     const double mib = 1048576.0;
-    const char *reason = NULL;
+
+    /* k = 512: M = N = 4096 x 512 x 4 B = 8 MiB, 16 MiB in all. */
     cJSON *report = run_model(4096, 512, 4096);
-    const double once_512 = 16 * mib;
-    for (const char *const *variant = (const char *const[]){"naive", "tiled16", "tiled32", NULL};
-         *variant != NULL; variant++) {
-        assert_count(report, *variant, "dram_read_bytes", once_512);
-        gpu_test_predicted_low(gpu_test_record(report, *variant), "dram_read_bytes", &reason);
-        assert_null(reason);
+    for (const char *const *variant = kernels; *variant != NULL; variant++)
+        assert_dram_point(report, *variant, 16 * mib);
+    cJSON_Delete(report);
+
+    /* k = 1600: M = N = 4096 x 1600 x 4 B = 25 MiB, 50 MiB in all: exactly the L2, still once.
+     * k = 1601: M = N = 4096 x 1601 x 4 B = 26,230,784 B (819,712 sectors), 52,461,568 B in
+     * all, over the L2's 52,428,800 while N is under it: a range from once. */
+    report = run_model(4096, 1600, 4096);
+    for (const char *const *variant = kernels; *variant != NULL; variant++)
+        assert_dram_point(report, *variant, 50 * mib);
+    cJSON_Delete(report);
+    report = run_model(4096, 1601, 4096);
+    for (const char *const *variant = kernels; *variant != NULL; variant++) {
+        const char *reason = NULL;
+        assert_true(gpu_test_predicted_low(gpu_test_record(report, *variant), "dram_read_bytes",
+                                           &reason) == 52461568.0);
+        assert_non_null(reason);
     }
-    /* coarsened: a range even where the matrices fit, up to N once per 128-row block row. */
-    assert_count(report, "coarsened", "dram_read_bytes", 8 * mib + 32 * 8 * mib);
-    assert_true(gpu_test_predicted_low(gpu_test_record(report, "coarsened"), "dram_read_bytes",
-                                       &reason) == once_512);
-    assert_non_null(reason);
     cJSON_Delete(report);
 
-    report = run_model(4096, 4096, 4096);
-    assert_count(report, "tiled16", "dram_read_bytes", 64 * mib + 256 * 64 * mib);
-    assert_count(report, "tiled32", "dram_read_bytes", 64 * mib + 128 * 64 * mib);
-    assert_count(report, "naive", "dram_read_bytes", 64 * mib + 128 * 64 * mib);
-    assert_true(gpu_test_predicted_low(gpu_test_record(report, "naive"), "dram_read_bytes",
-                                       &reason) == 128 * mib);
-    assert_non_null(strstr(reason, "third of the L2"));
+    /* The demo's odd shape, 2045 x 2051 x 2043: M is 2045 x 2051 x 4 = 16,777,180 B, 524,287
+     * sectors (16,777,184 B); N 2051 x 2043 x 4 = 16,760,772 B, 523,775 sectors (16,760,800 B):
+     * 33,537,984 B, under the L2, read once by every kernel. */
+    report = run_model(2045, 2051, 2043);
+    for (const char *const *variant = kernels; *variant != NULL; variant++)
+        assert_dram_point(report, *variant, 33537984.0);
     cJSON_Delete(report);
 
-    /* k = 2048: N of 32 MiB is between a third of the L2 and all of it: a range for tiled16. */
+    /* k = 4096: M = N = 64 MiB, N over the L2: the tiled kernels read N once per block row,
+     * 4096 / 16 = 256 block rows for tiled16, 128 for tiled32; an H200's 60 MiB L2 alike. */
+    for (const char *const *gpu = (const char *const[]){"h100", "h200", NULL}; *gpu != NULL;
+         gpu++) {
+        char arguments[128];
+        snprintf(arguments, sizeof arguments,
+                 "--variant tiled16,tiled32 --m 4096 --k 4096 --n 4096 --gpu %s", *gpu);
+        report = gpu_test_run_model(arguments, TIME_LIMIT_S);
+        assert_dram_point(report, "tiled16", 64 * mib + 256 * 64 * mib);
+        assert_dram_point(report, "tiled32", 64 * mib + 128 * 64 * mib);
+        cJSON_Delete(report);
+    }
+
+    /* k = 2048: M = N = 32 MiB, 64 MiB in all, over the L2 while N is under it: from once to
+     * what N over the L2 would cost. The tiled kernels: N per block row, 32 + 256 x 32 MiB for
+     * tiled16 and 32 + 128 x 32 MiB for tiled32. naive and coarsened: the top of their
+     * in-step range (see dram_reads_per_wave_in_step): N read 62.125 + 1 times by naive,
+     * 4 + 1 times by coarsened. */
     report = run_model(4096, 2048, 4096);
-    assert_count(report, "tiled16", "dram_read_bytes", 32 * mib + 256 * 32 * mib);
-    assert_true(gpu_test_predicted_low(gpu_test_record(report, "tiled16"), "dram_read_bytes",
-                                       &reason) == 64 * mib);
-    assert_non_null(reason);
+    const char *between = "N alone does not";
+    assert_dram_range(report, "tiled16", 64 * mib, 32 * mib + 256 * 32 * mib, between);
+    assert_dram_range(report, "tiled32", 64 * mib, 32 * mib + 128 * 32 * mib, between);
+    assert_dram_range(report, "naive", 64 * mib, 32 * mib + 63.125 * 32 * mib, between);
+    assert_dram_range(report, "coarsened", 64 * mib, 32 * mib + 5 * 32 * mib, between);
     cJSON_Delete(report);
 
-    /* An A100's 40 MiB L2: at k = 3072, N of 48 MiB is over it, a point for tiled32 (on the
-     * H100, 48 MiB is under 50: a range). */
+    /* k = 3072: N of 48 MiB is over an A100's 40 MiB L2, a point for tiled32, 48 + 128 x 48
+     * MiB; on the H100, 48 MiB is under 50: a range from the 96 MiB of M and N up to it. */
     report = gpu_test_run_model("--variant tiled32 --m 4096 --k 3072 --n 4096 --gpu a100",
                                 TIME_LIMIT_S);
-    assert_count(report, "tiled32", "dram_read_bytes", 48 * mib + 128 * 48 * mib);
-    gpu_test_predicted_low(gpu_test_record(report, "tiled32"), "dram_read_bytes", &reason);
-    assert_null(reason);
+    assert_dram_point(report, "tiled32", 48 * mib + 128 * 48 * mib);
     cJSON_Delete(report);
     report = run_model(4096, 3072, 4096);
-    gpu_test_predicted_low(gpu_test_record(report, "tiled32"), "dram_read_bytes", &reason);
-    assert_non_null(reason);
+    assert_dram_range(report, "tiled32", 96 * mib, 48 * mib + 128 * 48 * mib, between);
+    cJSON_Delete(report);
+}
+
+/* naive and coarsened, once N alone outgrows the L2: the blocks of a wave (SMs x blocks per
+ * SM) share each slab of N in the L2, so N is read once per full wave plus, for the last wave,
+ * the share of the block columns its blocks cover; the range goes up to one N more. */
+static void dram_reads_per_wave_in_step(void **state)
+{
+    (void)state;
+    const double mib = 1048576.0;
+    const char *in_step = "once per wave";
+
+    /* 4096^3, M = N = 64 MiB, on the H100 and the H200 alike (132 SMs, 2048 threads each; N
+     * is over either L2).
+     * naive: blocks of 32 x 32 = 1024 threads, 2 per SM: waves of 264 blocks. 128 x 128 =
+     * 16,384 blocks = 62 waves of 264 and 16 blocks, which cover 16 of the 128 block columns:
+     * N read 62 + 16/128 = 62.125 times, 4,236,247,040 B, up to 63.125 times, 4,303,355,904 B.
+     * coarsened: 2 blocks per SM (CO_BLOCKS_PER_SM): waves of 264 blocks. 32 x 32 = 1,024
+     * blocks = 3 waves and 232 blocks, which cover all 32 block columns: N read 4 times,
+     * 335,544,320 B, up to 5 times, 402,653,184 B. */
+    for (const char *const *gpu = (const char *const[]){"h100", "h200", NULL}; *gpu != NULL;
+         gpu++) {
+        char arguments[128];
+        snprintf(arguments, sizeof arguments,
+                 "--variant naive,coarsened --m 4096 --k 4096 --n 4096 --gpu %s", *gpu);
+        cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
+        assert_dram_range(report, "naive", 4236247040.0, 4303355904.0, in_step);
+        assert_dram_range(report, "coarsened", 335544320.0, 402653184.0, in_step);
+        cJSON_Delete(report);
+    }
+
+    /* An L4 (58 SMs, 1536 threads each): one naive block per SM, waves of 58 blocks, under the
+     * 128 block columns: a wave reads 58/128 of N. 16,384 blocks = 282 waves and 28 blocks:
+     * N read (282 x 58 + 28) / 128 = 128 times, once per block row, 64 + 128 x 64 MiB =
+     * 8,657,043,456 B, up to 8,724,152,320 B. coarsened: waves of 116 blocks, 1,024 = 8 waves
+     * and 96 blocks, which cover all 32 columns: N read 9 times, 640 MiB up to 704 MiB. */
+    cJSON *report = gpu_test_run_model("--variant naive,coarsened --m 4096 --k 4096 --n 4096 "
+                                       "--gpu l4", TIME_LIMIT_S);
+    assert_dram_range(report, "naive", 8657043456.0, 8724152320.0, in_step);
+    assert_dram_range(report, "coarsened", 640 * mib, 704 * mib, in_step);
+    cJSON_Delete(report);
+
+    /* m = 1000, k = 8192, n = 2048 on the H100: M is 1000 x 8192 x 4 = 32,768,000 B (whole
+     * sectors), N 64 MiB, over the L2. naive: ceil(1000 / 32) = 32 block rows of 64 blocks,
+     * 2,048 blocks = 7 waves of 264 and 200 blocks, which cover all 64 columns: N read 8
+     * times, 32,768,000 + 8 x 67,108,864 = 569,638,912 B, up to 636,747,776 B. */
+    report = run_model(1000, 8192, 2048);
+    assert_dram_range(report, "naive", 569638912.0, 636747776.0, in_step);
     cJSON_Delete(report);
 }
 
@@ -256,6 +354,7 @@ int main(void)
         cmocka_unit_test(odd_shapes_keep_their_recorded_predictions),
         cmocka_unit_test(tiles_cut_sectors_on_rectangles),
         cmocka_unit_test(dram_reads_follow_the_l2),
+        cmocka_unit_test(dram_reads_per_wave_in_step),
         cmocka_unit_test(the_model_is_fast_for_the_largest_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
