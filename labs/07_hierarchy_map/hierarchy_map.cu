@@ -853,7 +853,7 @@ static double per_clock_peak(ml_problem *problem, const ml_device_figures *devic
  * best a read or copy of them achieves on this device: the variant's own read, a probe run at
  * three block sizes (each filling the SMs, the best of PROBE_REPS launches after one untimed)
  * and, for the L2 and DRAM, the device-to-device copy. The probes are the host program's own
- * kernels, not the lab's: the grid's read goes eight loads deep where read_grid_l2 goes four. */
+ * kernels, not the lab's. */
 #define PROBE_REPS 3
 #define PROBE_THREADS_PER_SM 2048
 static const unsigned probe_block_threads[] = {256, 512, 1024};

@@ -218,7 +218,7 @@ extern "C" __global__ void read_grid_l2(const float4 *in, size_t vectors, unsign
     float4 sum = make_float4(0, 0, 0, 0);
     for (unsigned round = 0; round < rounds; round++) {
         size_t start = 32 * (size_t)round % vectors;
-#pragma unroll 4
+#pragma unroll 8
         for (size_t k = thread; k < vectors; k += threads) {
             size_t index = k + start;
             if (index >= vectors)
