@@ -89,9 +89,8 @@ static const constant_chain_layout whole_chain = {
 /* 32 lanes 8 links apart: 32 places, all different */
 static const constant_chain_layout divergent_chain = {256, 1, 8, 32, "constant cache", 1};
 
-/* Four blocks of 512 threads fill an SM (2,048 threads). The rounds make each kernel run long
- * beside the cost of its launch. */
-#define BANDWIDTH_BLOCKS_PER_SM 4
+/* Each bandwidth kernel fills every SM with BANDWIDTH_THREADS_PER_SM threads, in blocks of its
+ * table entry's size. The rounds make each kernel run long beside the cost of its launch. */
 #define GRID_THREADS 0          /* read_stride or sum_period: every thread of the grid */
 
 /* A bandwidth run: thread t sums the float4s k = t, t + read_stride, ... below vectors, moved on
@@ -164,10 +163,10 @@ static const ml_variant variants[] = {
      .family = &region_reads, .kernel = "read_region", .block = {BANDWIDTH_THREADS},
      .constants = &region_run, .metrics = "global_hit_rate"},
     {.name = "l2_bandwidth", .summary = "the grid reading a quarter of the L2 with __ldcg",
-     .family = &grid_reads, .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS},
+     .family = &grid_reads, .kernel = "read_grid_l2", .block = {GRID_READ_THREADS},
      .constants = &l2_run, .metrics = "dram_read_bytes"},
     {.name = "dram_bandwidth", .summary = "the grid reading four times the L2 once",
-     .family = &grid_reads, .kernel = "read_grid_l2", .block = {BANDWIDTH_THREADS},
+     .family = &grid_reads, .kernel = "read_grid_l2", .block = {GRID_READ_THREADS},
      .constants = &dram_run, .metrics = "l2_hit_rate,dram_read_bytes"},
     {.name = "constant_bandwidth", .summary = "every warp reading one __constant__ float4 (broadcast)",
      .family = &constant_reads, .kernel = "read_constant", .block = {BANDWIDTH_THREADS},
@@ -237,16 +236,18 @@ typedef struct {
     float4 *in;                 /* the input in global memory (read_constant: none) */
     size_t vectors, read_stride, sum_period;
     unsigned blocks;
+    size_t threads;             /* of the grid */
 } bandwidth_state;
 
 static bandwidth_state bandwidth_sizes(const ml_problem *problem)
 {
     const ml_gpu_facts *gpu = ml_model_gpu();
     const bandwidth_reads *reads = ML_CONSTANTS(bandwidth_reads, problem);
-    unsigned blocks = (unsigned)gpu->sm_count * BANDWIDTH_BLOCKS_PER_SM;
-    size_t threads = (size_t)blocks * BANDWIDTH_THREADS;
+    unsigned blocks = (unsigned)gpu->sm_count *
+                      (BANDWIDTH_THREADS_PER_SM / ml_threads_per_block(problem->variant));
+    size_t threads = (size_t)gpu->sm_count * BANDWIDTH_THREADS_PER_SM;
     bandwidth_state sizes = {reads, NULL, reads->vectors, reads->read_stride, reads->sum_period,
-                             blocks};
+                             blocks, threads};
     if (sizes.vectors == 0)
         sizes.vectors = (size_t)(gpu->l2_bytes * reads->l2_share / 16) / threads * threads;
     if (sizes.read_stride == GRID_THREADS)
@@ -774,7 +775,7 @@ static void sums_at(const ml_problem *problem, const size_t *position, size_t co
 static void expect_sums(ml_problem *problem)
 {
     const bandwidth_state *run = (const bandwidth_state *)problem->state;
-    ml_expect_output(problem, ML_OUTPUT_WRITTEN, (size_t)run->blocks * BANDWIDTH_THREADS, 0);
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, run->threads, 0);
     double *totals = (double *)ml_host_alloc(run->vectors * sizeof(double));
 #pragma omp parallel for
     for (size_t k = 0; k < run->vectors; k++)
@@ -822,7 +823,7 @@ static void setup_constant_reads(ml_problem *problem)
 static double bandwidth_device_bytes(const ml_problem *problem)
 {
     bandwidth_state run = bandwidth_sizes(problem);
-    return (double)run.vectors * 16.0 + run.blocks * BANDWIDTH_THREADS * 4.0;
+    return (double)run.vectors * 16.0 + (double)run.threads * 4.0;
 }
 
 /* Bytes the threads read: each reads vectors / read_stride float4s a round (read_shared and
@@ -831,7 +832,7 @@ static double bandwidth_device_bytes(const ml_problem *problem)
 static double bandwidth_bytes(const ml_problem *problem)
 {
     bandwidth_state run = bandwidth_sizes(problem);
-    double threads = (double)run.blocks * BANDWIDTH_THREADS;
+    double threads = (double)run.threads;
     return threads * (double)(run.vectors / run.read_stride) * 16.0 * run.reads->rounds;
 }
 
@@ -851,12 +852,11 @@ static double per_clock_peak(ml_problem *problem, const ml_device_figures *devic
 
 /* The L2, DRAM and the constant cache have no per-clock figure to trust: their peak here is the
  * best a read or copy of them achieves on this device: the variant's own read, a probe run at
- * three block sizes (each filling the SMs, the best of PROBE_REPS launches after one untimed)
+ * four block sizes (each filling the SMs, the best of PROBE_REPS launches after one untimed)
  * and, for the L2 and DRAM, the device-to-device copy. The probes are the host program's own
  * kernels, not the lab's. */
 #define PROBE_REPS 3
-#define PROBE_THREADS_PER_SM 2048
-static const unsigned probe_block_threads[] = {256, 512, 1024};
+static const unsigned probe_block_threads[] = {128, 256, 512, 1024};
 
 static __global__ void probe_grid_reads(const float4 *in, size_t vectors, unsigned rounds,
                                         float *sums)
@@ -899,7 +899,7 @@ static __global__ void probe_constant_reads(unsigned rounds, float *sums)
 static void launch_probe(const ml_problem *problem, int sm_count, unsigned threads, float *sums)
 {
     const bandwidth_state *run = (const bandwidth_state *)problem->state;
-    unsigned blocks = (unsigned)sm_count * (PROBE_THREADS_PER_SM / threads);
+    unsigned blocks = (unsigned)sm_count * (BANDWIDTH_THREADS_PER_SM / threads);
     if (run->in != NULL)
         probe_grid_reads<<<blocks, threads>>>(run->in, run->vectors, run->reads->rounds, sums);
     else
@@ -910,7 +910,7 @@ static void launch_probe(const ml_problem *problem, int sm_count, unsigned threa
 /* The probe's best rate in GB/s, bytes read a launch. */
 static double best_probe_gbps(ml_problem *problem, int sm_count, double bytes)
 {
-    float *sums = (float *)ml_device_buffer(problem, (size_t)sm_count * PROBE_THREADS_PER_SM *
+    float *sums = (float *)ml_device_buffer(problem, (size_t)sm_count * BANDWIDTH_THREADS_PER_SM *
                                                          sizeof(float));
     cudaEvent_t start, stop;
     ML_CUDA_CHECK(cudaEventCreate(&start));
@@ -961,7 +961,7 @@ static double constant_read_peak(ml_problem *problem, const ml_device_figures *d
 {
     const bandwidth_state *run = (const bandwidth_state *)problem->state;
     double probe = best_probe_gbps(problem, device->sm_count, (double)device->sm_count *
-                                                                  PROBE_THREADS_PER_SM * 16.0 *
+                                                                  BANDWIDTH_THREADS_PER_SM * 16.0 *
                                                                   run->reads->rounds);
     return best_of(variant_gbps, probe, NAN, source, size);
 }

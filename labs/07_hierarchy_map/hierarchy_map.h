@@ -12,7 +12,10 @@
 #define CONSTANT_CHAIN_WORDS 14336      /* the constant chains: 56 KiB (with read_constant's 4 KiB,
                                            most of the 64 KiB of constant memory) */
 
-#define BANDWIDTH_THREADS 512           /* threads per block of every bandwidth kernel */
+#define BANDWIDTH_THREADS_PER_SM 2048   /* every bandwidth kernel fills each SM with threads */
+#define BANDWIDTH_THREADS 512           /* threads per block of read_shared, read_region and
+                                           read_constant: four blocks an SM */
+#define GRID_READ_THREADS 256           /* threads per block of read_grid_l2: eight blocks an SM */
 #define SHARED_BANDWIDTH_VECTORS 2048   /* float4s a block keeps in shared memory: 32 KiB */
 #define REGION_VECTORS 2048             /* float4s of read_region's region: 32 KiB */
 #define CONSTANT_BANDWIDTH_VECTORS 256  /* float4s in constant memory: 4 KiB */

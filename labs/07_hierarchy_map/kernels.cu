@@ -213,8 +213,8 @@ extern "C" __global__ void read_region(const float4 *in, unsigned rounds, float 
 extern "C" __global__ void read_grid_l2(const float4 *in, size_t vectors, unsigned rounds,
                                         float *sums)
 {
-    size_t thread = (size_t)blockIdx.x * BANDWIDTH_THREADS + threadIdx.x;
-    size_t threads = (size_t)gridDim.x * BANDWIDTH_THREADS;
+    size_t thread = (size_t)blockIdx.x * GRID_READ_THREADS + threadIdx.x;
+    size_t threads = (size_t)gridDim.x * GRID_READ_THREADS;
     float4 sum = make_float4(0, 0, 0, 0);
     for (unsigned round = 0; round < rounds; round++) {
         size_t start = 32 * (size_t)round % vectors;
