@@ -802,10 +802,67 @@ static void test_latency_and_served_by(void **state)
     ml_report_free(&report);
 }
 
+/* A record whose family knows its level's peak: the JSON carries peak_gbps, pct_of_peak and
+ * peak_source, the table shows "% of peak", "peak GB/s" and "peak from" (a record without a peak
+ * leaves them empty), the CSV the two numbers, and the device its published DRAM peak; a report
+ * with no peak shows no such column. */
+static void test_peak(void **state)
+{
+    (void)state;
+    ml_report report;
+    make_report(&report);
+    char *text = table_text(&report);
+    assert_null(strstr(text, "% of peak"));
+    free(text);
+
+    report.published_dram_gbps = 3352.32;
+    ml_record *coalesced = &report.records[0];
+    coalesced->peak_gbps = 0.032768;
+    coalesced->pct_of_peak = 50;
+    snprintf(coalesced->peak_source, sizeof coalesced->peak_source, "2 SMs x 1 MHz x 16 bytes");
+
+    text = table_text(&report);
+    char *lines[64];
+    int count = split_lines(text, lines, 64);
+    assert_true(find_line(lines, count, 0, "peak:     3352.3 GB/s of DRAM, as published") >= 0);
+    int header = find_line(lines, count, 0, "variant ");
+    assert_true(header >= 0);
+    assert_non_null(strstr(lines[header], "% of peak"));
+    assert_non_null(strstr(lines[header], "peak GB/s"));
+    assert_non_null(strstr(lines[header], "peak from"));
+    assert_non_null(strstr(lines[header + 2], " 50.0 "));
+    assert_non_null(strstr(lines[header + 2], "2 SMs x 1 MHz x 16 bytes"));
+    assert_null(strstr(lines[header + 3], "bytes"));
+    free(text);
+
+    cJSON *root = json_parsed(&report);
+    const cJSON *records = cJSON_GetObjectItemCaseSensitive(root, "records");
+    const cJSON *first = cJSON_GetArrayItem(records, 0), *second = cJSON_GetArrayItem(records, 1);
+    assert_float_equal(number_member(first, "peak_gbps"), 0.032768, 1e-12);
+    assert_float_equal(number_member(first, "pct_of_peak"), 50, 0);
+    assert_string_equal(string_member(first, "peak_source"), "2 SMs x 1 MHz x 16 bytes");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "peak_gbps")));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(second, "peak_source")));
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(root, "device");
+    assert_float_equal(number_member(device, "published_dram_gbps"), 3352.32, 1e-9);
+    cJSON_Delete(root);
+
+    text = csv_text(&report);
+    split_lines(text, lines, 8);
+    static char fields[MAX_FIELDS][FIELD_SIZE];
+    split_csv(lines[1], fields);
+    assert_string_equal(fields[csv_column("pct_of_peak")], "50");
+    split_csv(lines[2], fields);
+    assert_string_equal(fields[csv_column("peak_gbps")], "");
+    free(text);
+    ml_report_free(&report);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_latency_and_served_by),
+        cmocka_unit_test(test_peak),
         cmocka_unit_test(test_add_grows_and_zeroes),
         cmocka_unit_test(test_json_run),
         cmocka_unit_test(test_json_model_only),
