@@ -907,8 +907,8 @@ static void launch_probe(const ml_problem *problem, int sm_count, unsigned threa
     ML_LAUNCH_CHECK();
 }
 
-/* The probe's best rate in GB/s, bytes read a launch. */
-static double best_probe_gbps(ml_problem *problem, int sm_count, double bytes)
+/* The probe's best rate in GB/s: each launch reads what the variant reads (bandwidth_bytes). */
+static double best_probe_gbps(ml_problem *problem, int sm_count)
 {
     float *sums = (float *)ml_device_buffer(problem, (size_t)sm_count * BANDWIDTH_THREADS_PER_SM *
                                                          sizeof(float));
@@ -930,7 +930,7 @@ static double best_probe_gbps(ml_problem *problem, int sm_count, double bytes)
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
-    return bytes / (best_ms * 1e-3) / 1e9;
+    return bandwidth_bytes(problem) / (best_ms * 1e-3) / 1e9;
 }
 
 /* The best of the variant, the probe and (unless NAN) the copy, and the three in source. */
@@ -950,19 +950,14 @@ static double best_of(double variant_gbps, double probe_gbps, double copy_gbps, 
 static double copy_or_read_peak(ml_problem *problem, const ml_device_figures *device,
                                 double variant_gbps, char *source, size_t size)
 {
-    const bandwidth_state *run = (const bandwidth_state *)problem->state;
-    double probe = best_probe_gbps(problem, device->sm_count,
-                                   (double)run->vectors * 16.0 * run->reads->rounds);
+    double probe = best_probe_gbps(problem, device->sm_count);
     return best_of(variant_gbps, probe, device->copy_ceiling_gbps, source, size);
 }
 
 static double constant_read_peak(ml_problem *problem, const ml_device_figures *device,
                                  double variant_gbps, char *source, size_t size)
 {
-    const bandwidth_state *run = (const bandwidth_state *)problem->state;
-    double probe = best_probe_gbps(problem, device->sm_count, (double)device->sm_count *
-                                                                  BANDWIDTH_THREADS_PER_SM * 16.0 *
-                                                                  run->reads->rounds);
+    double probe = best_probe_gbps(problem, device->sm_count);
     return best_of(variant_gbps, probe, NAN, source, size);
 }
 

@@ -365,19 +365,16 @@ static long census_of(cJSON *const *reports, int report_count, FILE *list, char 
                     continue;
                 char *params =
                     cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(record, "params"));
-                const char *alias = cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring;
-                if (verdict == CENSUS_OUTSIDE)
-                    fprintf(list, "outside: %s %s %s %s: predicted %.6g, measured %.6g\n",
-                            cJSON_IsString(lab) ? lab->valuestring : "?",
-                            cJSON_IsString(variant) ? variant->valuestring : "?",
-                            params != NULL ? params : "", alias, predicted, measured);
-                else
-                    fprintf(list, "wide: %s %s %s %s: predicted %.6g..%.6g, measured %.6g\n",
-                            cJSON_IsString(lab) ? lab->valuestring : "?",
-                            cJSON_IsString(variant) ? variant->valuestring : "?",
-                            params != NULL ? params : "", alias,
-                            cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble,
-                            predicted, measured);
+                fprintf(list, "%s: %s %s %s %s: predicted ",
+                        verdict == CENSUS_OUTSIDE ? "outside" : "wide",
+                        cJSON_IsString(lab) ? lab->valuestring : "?",
+                        cJSON_IsString(variant) ? variant->valuestring : "?",
+                        params != NULL ? params : "",
+                        cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring);
+                if (verdict == CENSUS_WIDE)
+                    fprintf(list, "%.6g..",
+                            cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble);
+                fprintf(list, "%.6g, measured %.6g\n", predicted, measured);
                 free(params);
             }
         }
