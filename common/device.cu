@@ -51,8 +51,11 @@ void *ml_host_alloc(size_t bytes)
     return pointer;
 }
 
+/* What a run's buffer is, so that it is freed by the call that matches its allocation. */
+enum { HOST_BUFFER, DEVICE_BUFFER, PINNED_BUFFER };
+
 /* A run's buffer, kept in the run for the harness to free (ml_free_run_buffers). */
-static void *keep_buffer(ml_problem *problem, void *pointer, int on_device)
+static void *keep_buffer(ml_problem *problem, void *pointer, int kind)
 {
     if (problem->buffer_count == ML_MAX_BUFFERS) {
         fprintf(stderr, "%s: variant %s: more than %d buffers in one run\n",
@@ -60,28 +63,41 @@ static void *keep_buffer(ml_problem *problem, void *pointer, int on_device)
         exit(ML_EXIT_LAB_ERROR);
     }
     problem->buffers[problem->buffer_count] = pointer;
-    problem->buffer_on_device[problem->buffer_count] = on_device;
+    problem->buffer_kind[problem->buffer_count] = kind;
     problem->buffer_count++;
     return pointer;
 }
 
 void *ml_device_buffer(ml_problem *problem, size_t bytes)
 {
-    return keep_buffer(problem, ml_device_alloc(bytes), 1);
+    return keep_buffer(problem, ml_device_alloc(bytes), DEVICE_BUFFER);
 }
 
 void *ml_host_buffer(ml_problem *problem, size_t bytes)
 {
-    return keep_buffer(problem, ml_host_alloc(bytes), 0);
+    return keep_buffer(problem, ml_host_alloc(bytes), HOST_BUFFER);
+}
+
+void *ml_pinned_buffer(ml_problem *problem, size_t bytes, int mapped)
+{
+    void *pointer = NULL;
+    ML_CUDA_CHECK(cudaHostAlloc(&pointer, bytes, mapped ? cudaHostAllocMapped : cudaHostAllocDefault));
+    return keep_buffer(problem, pointer, PINNED_BUFFER);
 }
 
 void ml_free_run_buffers(ml_problem *problem)
 {
     for (int i = 0; i < problem->buffer_count; i++) {
-        if (problem->buffer_on_device[i])
+        switch (problem->buffer_kind[i]) {
+        case DEVICE_BUFFER:
             ml_device_free(problem->buffers[i]);
-        else
+            break;
+        case PINNED_BUFFER:
+            ML_CUDA_CHECK(cudaFreeHost(problem->buffers[i]));
+            break;
+        default:
             free(problem->buffers[i]);
+        }
     }
     problem->buffer_count = 0;
 }

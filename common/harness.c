@@ -181,6 +181,7 @@ static double measure_copy_ceiling(size_t free_bytes)
 
 typedef struct {
     prof_session *session;      /* NULL when counters cannot be read */
+    int unified_open;           /* 1 when the unified-memory counters can be read */
     int warned;
     double seconds;             /* wall time spent in the profiler so far */
 } profiler_state;
@@ -219,6 +220,8 @@ static int validate_selection(const char *chip, metric_selection *selection, cha
         selected_metric *selected = &selection->metric[i];
         const char *inputs[2];
         size_t input_count = prof_metric_inputs(&selected->metric, inputs);
+        if (input_count == 0)
+            continue; /* a unified-memory counter: no Perfworks name to check */
         size_t bad_index = 0;
         prof_status status = prof_validate_metrics(chip, inputs, input_count, &bad_index, NULL);
         if (status == PROF_OK)
@@ -394,7 +397,58 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
     return status;
 }
 
-/* Reads the selected metrics of one variant, all in one collection. */
+/* 1 if the selection has a unified-memory counter. */
+static int selects_unified(const metric_selection *selection)
+{
+    for (int i = 0; i < selection->count; i++)
+        if (selection->metric[i].metric.unified != PROF_UM_NONE)
+            return 1;
+    return 0;
+}
+
+/* 1 if the selection has a Perfworks metric. */
+static int selects_perfworks(const metric_selection *selection)
+{
+    for (int i = 0; i < selection->count; i++)
+        if (selection->metric[i].metric.unified == PROF_UM_NONE)
+            return 1;
+    return 0;
+}
+
+/* The selection's unified-memory counters: one launch of its own on new inputs, with CUPTI's
+ * activity records on (the range profiler replays a kernel, and a replay finds the pages the
+ * first pass moved already on the GPU). */
+static void collect_unified(profiler_state *profiler, ml_report *report,
+                            const metric_selection *selection, ml_problem *problem,
+                            host_staging *staging, ml_record *record, double *measured)
+{
+    if (!profiler->unified_open || !selects_unified(selection))
+        return;
+    double values[PROF_UM_COUNTERS];
+    refresh_inputs(problem);
+    poison_output(problem);
+    double start = monotonic_seconds();
+    prof_status status = prof_unified_begin();
+    if (status == PROF_OK) {
+        problem->variant->family->launch(problem);
+        ML_LAUNCH_CHECK();
+        status = prof_unified_end(values);
+    }
+    profiler->seconds += monotonic_seconds() - start;
+    if (status != PROF_OK) {
+        profiler_warn(profiler, report, prof_last_error());
+        if (prof_status_is_environmental(status))
+            profiler->unified_open = 0;
+        return;
+    }
+    check_random_positions(problem, staging, "counted", record);
+    for (int i = 0; i < selection->count; i++)
+        if (selection->metric[i].metric.unified != PROF_UM_NONE)
+            measured[i] = values[selection->metric[i].metric.unified];
+}
+
+/* Reads the selected metrics of one variant, all in one collection (the unified-memory
+ * counters in a launch of their own). */
 static void collect_metrics(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, ml_problem *problem,
                             host_staging *staging, ml_record *record,
@@ -412,6 +466,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         input_count[i] = (int)prof_metric_inputs(&selection->metric[i].metric, &names[name_count]);
         name_count += (size_t)input_count[i];
     }
+    collect_unified(profiler, report, selection, problem, staging, record, measured);
     if (profiler->session == NULL || name_count == 0)
         return;
 
@@ -697,13 +752,11 @@ static void fill_rates(ml_record *record, double ceiling_gbps)
 }
 
 /* The level's peak, where the family knows it, and the variant's share of it. */
-static void fill_peak(ml_problem *problem, const ml_report *report, ml_record *record)
+static void fill_peak(ml_problem *problem, const ml_device_figures *device, ml_record *record)
 {
     if (problem->variant->family->peak_gbps == NULL || isnan(record->gbps))
         return;
-    ml_device_figures device = {report->sm_count, report->sm_clock_mhz, report->ceiling_gbps,
-                                report->published_dram_gbps};
-    record->peak_gbps = problem->variant->family->peak_gbps(problem, &device, record->gbps,
+    record->peak_gbps = problem->variant->family->peak_gbps(problem, device, record->gbps,
                                                             record->peak_source,
                                                             sizeof record->peak_source);
     record->pct_of_peak = 100.0 * record->gbps / record->peak_gbps;
@@ -961,6 +1014,7 @@ typedef struct {
     struct cudaDeviceProp properties;
     size_t free_bytes;
     ml_gpu_facts device_facts;          /* the model's GPU: this device's SMs and L2 */
+    ml_device_figures figures;          /* what a family's peak_gbps is given */
     profiler_state profiler;
     int wants_metrics;
     l2_flush flush;
@@ -1158,9 +1212,24 @@ static int open_profiler(lab_run *run)
 {
     const ml_lab *lab = run->lab;
     profiler_state *profiler = &run->profiler;
-    for (int v = 0; v < lab->num_variants; v++)
-        run->wants_metrics |= run->options.variant_selected[v] && run->selections[v].count > 0;
-    if (!run->wants_metrics)
+    int wants_perfworks = 0, wants_unified = 0;
+    for (int v = 0; v < lab->num_variants; v++) {
+        if (!run->options.variant_selected[v])
+            continue;
+        wants_perfworks |= selects_perfworks(&run->selections[v]);
+        wants_unified |= selects_unified(&run->selections[v]);
+    }
+    run->wants_metrics = wants_perfworks || wants_unified;
+    if (wants_unified) {
+        double start = monotonic_seconds();
+        prof_status status = prof_unified_open(run->options.device);
+        profiler->seconds += monotonic_seconds() - start;
+        if (status == PROF_OK)
+            profiler->unified_open = 1;
+        else
+            profiler_warn(profiler, &run->report, prof_last_error());
+    }
+    if (!wants_perfworks)
         return RUN_GOES_ON;
     double start = monotonic_seconds();
     prof_status status = prof_open(run->options.device, &profiler->session);
@@ -1188,7 +1257,14 @@ static int open_profiler(lab_run *run)
 static void prepare_measuring(lab_run *run)
 {
     warn_unread_sweep(run->lab, &run->options);
-    run->report.ceiling_gbps = measure_copy_ceiling(run->free_bytes);
+    ml_report *report = &run->report;
+    report->ceiling_gbps = measure_copy_ceiling(run->free_bytes);
+    ml_device_figures *figures = &run->figures;
+    figures->sm_count = report->sm_count;
+    figures->sm_clock_mhz = report->sm_clock_mhz;
+    figures->copy_ceiling_gbps = report->ceiling_gbps;
+    figures->published_dram_gbps = report->published_dram_gbps;
+    ml_host_link(run->options.device, figures);
     size_t l2_bytes = (size_t)run->properties.l2CacheSize;
     l2_flush *flush = &run->flush;
     flush->bytes = 2 * (l2_bytes > 4194304 ? l2_bytes : 4194304);
@@ -1237,7 +1313,7 @@ static int run_record(lab_run *run, int v, long long point, progress_state *prog
     time_variant(&problem, &run->options, &run->flush, &run->staging,
                  report->sm_clock_mhz * 1e6, record);
     fill_rates(record, report->ceiling_gbps);
-    fill_peak(&problem, report, record);
+    fill_peak(&problem, &run->figures, record);
     report->seconds.kernels += kernel_seconds(record, &run->options);
     report->seconds.timing_loop += lap(&phase_start);
 

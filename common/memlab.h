@@ -147,9 +147,10 @@ typedef struct {
     long long *cycles;
     double timed_operations;
 
-    /* The harness's: what ml_device_buffer and ml_host_buffer gave this run, freed after it. */
+    /* The harness's: what ml_device_buffer, ml_host_buffer and ml_pinned_buffer gave this run,
+     * freed after it (each by its own call). */
     void *buffers[ML_MAX_BUFFERS];
-    int buffer_on_device[ML_MAX_BUFFERS];
+    int buffer_kind[ML_MAX_BUFFERS];
     int buffer_count;
 } ml_problem;
 
@@ -171,7 +172,18 @@ typedef struct {
     double sm_clock_mhz;        /* the SM clock the runtime reports (its highest) */
     double copy_ceiling_gbps;   /* device-to-device cudaMemcpy: bytes read + written a second */
     double published_dram_gbps; /* the data sheet's DRAM peak: 2 x memory clock x bus width */
+    /* The link to the host's memory, each way: its published rate after encoding, and its
+     * name ("PCIe 5.0 x16"); 0 and "" where the driver does not say (ml_host_link). */
+    double host_link_gbps;
+    char host_link[64];
 } ml_device_figures;
+
+/* The link between the device and the host's memory, from NVML (loaded at run time; none on a
+ * machine without the driver): PCIe's generation and width as the link trained at most, each
+ * way, after encoding (8b/10b to 2.0, 128b/130b from 3.0); NVLink-C2C (a Grace Hopper) where the
+ * device reads host memory through the host's page tables with native atomics. Fills
+ * host_link_gbps and host_link of figures; 0 and "" when unknown. */
+void ml_host_link(int device, ml_device_figures *figures);
 
 /* A family: the variants that share buffers, a CPU reference and a model, told apart by their
  * constants. Every function takes the run; predict, device_bytes, bytes_read, bytes_written and
@@ -310,6 +322,10 @@ void ml_copy_to_symbol(const char *name, const void *data, size_t bytes);
 /* Device and host memory for this run: the harness frees it after the run. */
 void *ml_device_buffer(ml_problem *problem, size_t bytes);
 void *ml_host_buffer(ml_problem *problem, size_t bytes);
+/* Page-locked host memory (cudaHostAlloc), which copies move at the link's rate; mapped: also
+ * in the device's address space (zero-copy: a kernel reads it across the link, and
+ * cudaHostGetDevicePointer gives the address it uses). */
+void *ml_pinned_buffer(ml_problem *problem, size_t bytes, int mapped);
 /* The run's output: count elements on the device (floats, or 32-bit counts for
  * ML_OUTPUT_COUNTED) and the host reference beside it (problem->reference or reference_counts)
  * for setup to fill; tolerance is the largest relative error accepted (0 for counts). */

@@ -469,6 +469,60 @@ static const prof_metric metric_table[] = {
         .group = "shared",
         .meaning = "shared-memory store instructions (STS) a warp executed",
     },
+    /* ---- unified memory: CUPTI's activity records, not Perfworks counters ---- */
+    {
+        .alias = "um_htod_bytes",
+        .legacy_names = "unified_memory_bytes_htod",
+        .unit = "bytes",
+        .group = "unified",
+        .meaning = "bytes of managed memory the driver migrated host to device during the launch "
+                   "(pages a GPU access faulted in, or a prefetch moved); copies and zero-copy "
+                   "reads are not migrations",
+        .unified = PROF_UM_HTOD_BYTES,
+    },
+    {
+        .alias = "um_dtoh_bytes",
+        .legacy_names = "unified_memory_bytes_dtoh",
+        .unit = "bytes",
+        .group = "unified",
+        .meaning = "bytes of managed memory the driver migrated device to host during the launch "
+                   "(pages a CPU access faulted back)",
+        .unified = PROF_UM_DTOH_BYTES,
+    },
+    {
+        .alias = "um_htod_migrations",
+        .legacy_names = "",
+        .unit = "migrations",
+        .group = "unified",
+        .meaning = "host-to-device migrations (one record each, a range of pages): um_htod_bytes "
+                   "over this is the size the driver moves at a time",
+        .unified = PROF_UM_HTOD_MIGRATIONS,
+    },
+    {
+        .alias = "um_dtoh_migrations",
+        .legacy_names = "",
+        .unit = "migrations",
+        .group = "unified",
+        .meaning = "device-to-host migrations (one record each, a range of pages)",
+        .unified = PROF_UM_DTOH_MIGRATIONS,
+    },
+    {
+        .alias = "um_cpu_faults",
+        .legacy_names = "cpu_page_fault_count",
+        .unit = "faults",
+        .group = "unified",
+        .meaning = "CPU page faults on managed memory the driver reported (one record each)",
+        .unified = PROF_UM_CPU_FAULTS,
+    },
+    {
+        .alias = "um_gpu_fault_groups",
+        .legacy_names = "gpu_page_fault_groups",
+        .unit = "fault groups",
+        .group = "unified",
+        .meaning = "GPU page fault groups the driver reported: faults the GPU raised together "
+                   "for one page are one group",
+        .unified = PROF_UM_GPU_FAULT_GROUPS,
+    },
 };
 
 size_t prof_metric_count(void)
@@ -521,7 +575,7 @@ const prof_metric *prof_metric_find(const char *name)
 
 size_t prof_metric_inputs(const prof_metric *metric, const char *inputs[2])
 {
-    if (metric == NULL)
+    if (metric == NULL || metric->unified != PROF_UM_NONE)
         return 0;
     if (metric->perfworks != NULL) {
         inputs[0] = metric->perfworks;
@@ -538,6 +592,8 @@ void prof_metric_full_name(const prof_metric *metric, char *buffer, size_t size)
         return;
     if (metric == NULL)
         buffer[0] = '\0';
+    else if (metric->unified != PROF_UM_NONE)
+        snprintf(buffer, size, "unified_memory:%s", metric->alias + strlen("um_"));
     else if (metric->perfworks != NULL)
         snprintf(buffer, size, "%s", metric->perfworks);
     else

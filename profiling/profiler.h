@@ -60,8 +60,12 @@ typedef struct {
     const char *denominator;    /* derived only */
     double scale;               /* derived only (1.0 usually) */
     const char *unit;           /* "%", "sectors", "bytes", "wavefronts", ... */
-    const char *group;          /* metric set it belongs to: "global", "shared", "local", "dram", "occupancy" */
+    const char *group;          /* metric set it belongs to: "global", "shared", "local", "dram", "occupancy",
+                                   ... "unified" (read through the activity API, not Perfworks) */
     const char *meaning;        /* one line: what it counts, and how it differs from nvprof's */
+    /* A unified-memory counter (prof_unified_counter) for the "unified" group, whose perfworks,
+     * numerator and denominator are NULL; PROF_UM_NONE for a Perfworks metric. */
+    int unified;
 } prof_metric;
 
 size_t prof_metric_count(void);
@@ -72,11 +76,14 @@ const prof_metric *prof_metric_at(size_t index);
  * prof_validate_metrics. */
 const prof_metric *prof_metric_find(const char *name);
 
-/* The Perfworks names a metric needs collected (1 for plain, 2 for derived). Returns the count. */
+/* The Perfworks names a metric needs collected (1 for plain, 2 for derived, 0 for a
+ * unified-memory counter). Returns the count. */
 size_t prof_metric_inputs(const prof_metric *metric, const char *inputs[2]);
 
 /* The full name used to key a metric in reports, comparable with Nsight Compute: the Perfworks
- * name, or "numerator / denominator" for a derived metric. Written into buffer. */
+ * name, or "numerator / denominator" for a derived metric; for a unified-memory counter,
+ * "unified_memory:" and what it sums of CUPTI's records (comparable with Nsight Systems' unified
+ * memory rows). Written into buffer. */
 void prof_metric_full_name(const prof_metric *metric, char *buffer, size_t size);
 
 /* Validates Perfworks names against a chip ("GH100", "AD102", ...) with the Profiler Host API,
@@ -120,5 +127,33 @@ prof_status prof_next_pass(prof_session *session, int *another_pass);
 prof_status prof_end(prof_session *session, double *values);
 
 void prof_close(prof_session *session);
+
+/* ---- unified-memory counters (activity API) ------------------------------------------------ */
+
+/* What the driver reports of managed memory while collection is on: CUPTI's unified-memory
+ * counter records (CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER), summed. A record of a transfer
+ * is one migration of a range of pages; its value is the range's bytes. A CPU fault is one
+ * record (its value is the faulting instruction's address); a GPU fault record's value is the
+ * number of fault groups for its page. These need no Perfworks session and no permission beyond
+ * the GPU's, but the driver must report them (not under WSL or in some containers). */
+typedef enum {
+    PROF_UM_NONE = 0,
+    PROF_UM_HTOD_BYTES,         /* bytes migrated host to device */
+    PROF_UM_DTOH_BYTES,         /* bytes migrated device to host */
+    PROF_UM_HTOD_MIGRATIONS,    /* migrations host to device (records) */
+    PROF_UM_DTOH_MIGRATIONS,    /* migrations device to host (records) */
+    PROF_UM_CPU_FAULTS,         /* CPU page faults on managed memory (records) */
+    PROF_UM_GPU_FAULT_GROUPS,   /* GPU page fault groups (the records' values) */
+    PROF_UM_COUNTERS            /* how many; values[] of prof_unified_end is this long */
+} prof_unified_counter;
+
+/* Configures and registers the counters for the device (runtime index). Once per process; the
+ * environment cases (not supported here) are environmental statuses. */
+prof_status prof_unified_open(int device);
+/* Starts collecting from zero. The caller then launches the work, and calls prof_unified_end,
+ * which waits for the device, flushes the records and stops: values[c] for each counter c
+ * (values[PROF_UM_NONE] is 0). Records CUPTI dropped (its buffers full) fail the collection. */
+prof_status prof_unified_begin(void);
+prof_status prof_unified_end(double values[PROF_UM_COUNTERS]);
 
 #endif

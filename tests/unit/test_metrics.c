@@ -36,7 +36,19 @@ static void test_table_entries_are_consistent(void **state)
         assert_true(is_non_empty(metric->unit));
         assert_true(is_non_empty(metric->group));
         assert_true(is_non_empty(metric->meaning));
-        if (metric->perfworks != NULL) {
+        if (metric->unified != PROF_UM_NONE) {
+            /* Read through the activity API: no Perfworks name, the "unified" group, and a
+             * counter prof_unified_end fills. */
+            assert_null(metric->perfworks);
+            assert_null(metric->numerator);
+            assert_string_equal(metric->group, "unified");
+            assert_true(metric->unified > PROF_UM_NONE && metric->unified < PROF_UM_COUNTERS);
+            const char *inputs[2];
+            assert_int_equal(prof_metric_inputs(metric, inputs), 0);
+            char full_name[128];
+            prof_metric_full_name(metric, full_name, sizeof full_name);
+            assert_true(strncmp(full_name, "unified_memory:", strlen("unified_memory:")) == 0);
+        } else if (metric->perfworks != NULL) {
             assert_true(is_non_empty(metric->perfworks));
             assert_null(metric->numerator);
             assert_null(metric->denominator);

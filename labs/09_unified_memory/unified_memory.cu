@@ -1,0 +1,575 @@
+/* Lab 09: host memory and unified memory. The host program (the instructor's): sizes, variants,
+ * launches, the model's predictions, the CPU reference. The kernels are in kernels.cu, loaded by
+ * name (--kernels FILE runs another file).
+ *
+ * Variants (the host's memory, and how a kernel reaches it):
+ *   pageable_copy        cudaMemcpy to the device from malloc memory
+ *   pinned_copy          cudaMemcpy to the device from pinned (page-locked) memory
+ *   zero_copy            scale_stream reads mapped pinned memory across the link, each byte once
+ *   zero_copy_reused     sum_passes reads mapped pinned memory across the link, each byte
+ *                        --reuse times
+ *   copy_then_reuse      a pinned copy, then sum_passes reads device memory --reuse times
+ *   managed_first_touch  scale_stream reads managed memory the CPU wrote last: page faults
+ *   managed_prefetch     cudaMemPrefetchAsync, then scale_stream: the pages move first
+ *   managed_resident     scale_stream reads managed memory the GPU wrote last: no migration
+ *   managed_sparse       touch_sparse reads one word of every --stride_kib of managed memory
+ *   ping_pong            --rounds times: the CPU touches every page, then scale_stream
+ *
+ * Every timed launch gets new inputs, written where the variant says they are (by the CPU, or on
+ * the GPU for managed_resident) before the clock starts: the clock holds the copy, the
+ * migrations and the kernel, never the filling. GB/s counts the input's bytes once: the data's
+ * rate across the link, whatever the kernel does to move it.
+ *
+ * Build:  ./memlab run unified_memory --help     (or: make -f Makefile.labs unified_memory)
+ * Try:    unified_memory
+ *         unified_memory --variant managed_sparse --sweep stride_kib=4,64,2048
+ *         unified_memory --model                 (predictions only, no GPU)
+ */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memlab.h"
+
+#define THREADS_PER_BLOCK 256
+/* The grid-stride kernels run this many blocks an SM: enough to keep every SM's loads in
+ * flight, and a grid that sweeps the pages in order. */
+#define BLOCKS_PER_SM 8
+
+static const ml_param params[] = {
+    {"n", 1 << 23, 1, 1ll << 29, "floats of input (4 bytes each)"},
+    {"reuse", 4, 1, 16, "zero_copy_reused, copy_then_reuse: times each input float is read",
+     .used_by = "reuse"},
+    {"stride_kib", 2048, 4, 1 << 20, "managed_sparse: KiB between the words read",
+     .used_by = "sparse"},
+    {"rounds", 4, 1, 64, "ping_pong: rounds of a CPU touch and a kernel, in one launch",
+     .used_by = "ping_pong"},
+};
+
+/* ---- the variant table ----------------------------------------------------------------------- */
+
+/* Where an input lives, and where fill_inputs leaves its pages before each launch. */
+typedef enum {
+    PAGEABLE,           /* malloc memory, written by the CPU */
+    PINNED,             /* cudaHostAlloc, written by the CPU */
+    MAPPED,             /* cudaHostAlloc mapped into the GPU's address space, written by the CPU */
+    MANAGED_ON_HOST,    /* cudaMallocManaged, written by the CPU: its pages on the host */
+    MANAGED_PREFETCHED, /* the same, prefetched to the GPU by the launch */
+    MANAGED_ON_DEVICE,  /* cudaMallocManaged, written by a kernel: its pages on the GPU */
+} memory_kind;
+
+typedef struct {
+    memory_kind kind;
+} placement;
+
+static const placement pageable = {PAGEABLE}, pinned = {PINNED}, mapped = {MAPPED},
+                       managed_on_host = {MANAGED_ON_HOST},
+                       managed_prefetched = {MANAGED_PREFETCHED},
+                       managed_on_device = {MANAGED_ON_DEVICE};
+
+/* A copy is a library call; the stream, the sparse touch, the reuse and the ping-pong each have
+ * a kernel and a launch of their own. */
+extern const ml_family copy, stream, sparse, reuse, ping_pong;
+
+#define UNIFIED_METRICS "um_htod_bytes,um_dtoh_bytes,um_htod_migrations,um_gpu_fault_groups"
+#define PING_PONG_METRICS UNIFIED_METRICS ",um_dtoh_migrations,um_cpu_faults"
+
+static const ml_variant variants[] = {
+    {.name = "pageable_copy", .summary = "cudaMemcpy to the device from malloc memory",
+     .family = &copy, .constants = &pageable},
+    {.name = "pinned_copy", .summary = "cudaMemcpy to the device from pinned memory",
+     .family = &copy, .constants = &pinned},
+    {.name = "zero_copy", .summary = "a kernel reads mapped pinned memory across the link, once",
+     .family = &stream, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
+     .constants = &mapped, .metrics = UNIFIED_METRICS},
+    {.name = "zero_copy_reused", .summary = "a kernel reads mapped pinned memory across the link, --reuse times",
+     .family = &reuse, .kernel = "sum_passes", .block = {THREADS_PER_BLOCK},
+     .constants = &mapped},
+    {.name = "copy_then_reuse", .summary = "a pinned copy, then the kernel reads device memory --reuse times",
+     .family = &reuse, .kernel = "sum_passes", .block = {THREADS_PER_BLOCK},
+     .constants = &pinned},
+    {.name = "managed_first_touch", .summary = "a kernel reads managed memory the CPU wrote last",
+     .family = &stream, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
+     .constants = &managed_on_host, .metrics = UNIFIED_METRICS},
+    {.name = "managed_prefetch", .summary = "cudaMemPrefetchAsync to the GPU, then the same kernel",
+     .family = &stream, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
+     .constants = &managed_prefetched, .metrics = UNIFIED_METRICS},
+    {.name = "managed_resident", .summary = "a kernel reads managed memory the GPU wrote last",
+     .family = &stream, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
+     .constants = &managed_on_device, .metrics = UNIFIED_METRICS},
+    {.name = "managed_sparse", .summary = "a kernel reads one word of every --stride_kib of managed memory",
+     .family = &sparse, .kernel = "touch_sparse", .block = {THREADS_PER_BLOCK},
+     .constants = &managed_on_host, .metrics = UNIFIED_METRICS},
+    {.name = "ping_pong", .summary = "--rounds times: the CPU touches every page, then the kernel reads them",
+     .family = &ping_pong, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
+     .constants = &managed_on_host, .metrics = PING_PONG_METRICS},
+};
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+typedef struct {
+    size_t n;
+    memory_kind kind;
+    float *host;                /* the input as the CPU writes it (NULL for managed_resident) */
+    const float *device_view;   /* the input as the kernel reads it: the same address for
+                                   managed memory, the mapped address for zero-copy, a device
+                                   copy for copy_then_reuse */
+    float *device_copy;         /* copy_then_reuse's copy of the input */
+    float *managed;             /* managed memory, new for every launch (renew_managed) */
+    unsigned passes;            /* reuse */
+    size_t shift;               /* reuse: n / passes */
+    size_t stride, touches;     /* sparse, in floats */
+    unsigned rounds;            /* ping_pong */
+    int device;
+} link_state;
+
+static unsigned stream_blocks(size_t n)
+{
+    unsigned needed = ml_blocks_for(n, THREADS_PER_BLOCK);
+    unsigned filling = (unsigned)ml_model_gpu()->sm_count * BLOCKS_PER_SM;
+    return needed < filling ? needed : filling;
+}
+
+/* pageable_copy, pinned_copy: one cudaMemcpy of the input into the output. */
+static void launch_copy(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    ML_CUDA_CHECK(cudaMemcpyAsync(problem->output, state->host, state->n * sizeof(float),
+                                  cudaMemcpyHostToDevice, 0));
+}
+
+/* scale_stream(in, n, out), on a grid that sweeps the input in order; managed_prefetch moves
+ * the pages first, in the same stream. */
+static void launch_stream(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    if (state->kind == MANAGED_PREFETCHED) {
+        struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, state->device};
+        ML_CUDA_CHECK(cudaMemPrefetchAsync(state->device_view, state->n * sizeof(float), gpu, 0,
+                                           0));
+    }
+    ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
+                               ML_ARG(problem->output)};
+    ML_LAUNCH(problem, stream_blocks(state->n), 0, arguments);
+}
+
+/* touch_sparse(in, stride, touches, out): a thread per word read. */
+static void launch_sparse(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->stride),
+                               ML_ARG(state->touches), ML_ARG(problem->output)};
+    ML_LAUNCH(problem, ml_blocks_of(problem, state->touches), 0, arguments);
+}
+
+/* sum_passes(in, n, passes, shift, out); copy_then_reuse copies the input to the device first. */
+static void launch_reuse(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    if (state->kind == PINNED)
+        ML_CUDA_CHECK(cudaMemcpyAsync(state->device_copy, state->host, state->n * sizeof(float),
+                                      cudaMemcpyHostToDevice, 0));
+    ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
+                               ML_ARG(state->passes), ML_ARG(state->shift),
+                               ML_ARG(problem->output)};
+    ML_LAUNCH(problem, stream_blocks(state->n), 0, arguments);
+}
+
+/* Rounds of: the CPU reads and writes back one word of every 4 KiB page (the first round's
+ * pages are on the host already), then scale_stream. The words keep their values, so the last
+ * round's output is the stream's. */
+#define CPU_PAGE_BYTES 4096
+
+static void launch_ping_pong(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    volatile float *words = state->host;
+    size_t page_floats = CPU_PAGE_BYTES / sizeof(float);
+    for (unsigned round = 0; round < state->rounds; round++) {
+        if (round > 0) {
+            ML_CUDA_CHECK(cudaStreamSynchronize(0));
+            for (size_t i = 0; i < state->n; i += page_floats)
+                words[i] = words[i];
+        }
+        ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
+                                   ML_ARG(problem->output)};
+        ML_LAUNCH(problem, stream_blocks(state->n), 0, arguments);
+    }
+}
+
+/* ---- predictions ----------------------------------------------------------------------------- */
+
+/* What the driver moves managed memory in, measured on an H100 (CUDA 13.0, driver 580): a
+ * fault on a page whose neighbours are untouched moves the 64 KiB block around it, which the
+ * driver reports as two transfers; a prefetch moves whole 2 MiB regions, one transfer each; a
+ * region whose blocks fault densely may move whole. */
+#define MIGRATION_BLOCK_BYTES 65536.0
+#define TRANSFERS_PER_BLOCK 2.0
+#define REGION_BYTES 2097152.0
+
+static double round_up(double bytes, double unit)
+{
+    return ceil(bytes / unit) * unit;
+}
+
+static double input_bytes(const ml_problem *problem)
+{
+    return (double)ml_size(problem, "n") * sizeof(float);
+}
+
+/* Every page of the input, moved once: in whole 64 KiB blocks at least, in 2 MiB regions at
+ * most (for an input that is a whole number of regions, the two agree). */
+static void predict_dense(ml_prediction *prediction, const char *alias, double bytes,
+                          double times, const char *reason)
+{
+    double low = times * round_up(bytes, MIGRATION_BLOCK_BYTES);
+    double high = times * round_up(bytes, REGION_BYTES);
+    if (low == high)
+        ml_predict(prediction, alias, low);
+    else
+        ml_predict_range(prediction, alias, low, high, reason);
+}
+
+static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
+{
+    memory_kind kind = ML_CONSTANTS(placement, problem)->kind;
+    double bytes = input_bytes(problem);
+    if (kind == MANAGED_ON_HOST || kind == MANAGED_PREFETCHED) {
+        predict_dense(prediction, "um_htod_bytes", bytes, 1,
+                      "every page moves once, in 64 KiB blocks or whole 2 MiB regions");
+        /* A prefetch moves whole regions, one migration each; faults move what they find. */
+        if (kind == MANAGED_PREFETCHED)
+            ml_predict(prediction, "um_htod_migrations", ceil(bytes / REGION_BYTES));
+        prediction->served_by = "host";
+    } else {
+        /* Zero-copy reads cross the link without moving a page; resident pages do not move. */
+        ml_predict(prediction, "um_htod_bytes", 0);
+        prediction->served_by = kind == MAPPED ? "host" : "DRAM";
+    }
+    ml_predict(prediction, "um_dtoh_bytes", 0);
+}
+
+/* One word read of every stride: each word's 64 KiB block moves, or its whole 2 MiB region
+ * once enough of the region's blocks fault. */
+static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
+{
+    double bytes = input_bytes(problem);
+    double stride_bytes = 1024.0 * ml_size(problem, "stride_kib");
+    double touches = ceil(bytes / stride_bytes);
+    ml_predict(prediction, "um_dtoh_bytes", 0);
+    prediction->served_by = "host";
+    if (stride_bytes >= REGION_BYTES) {
+        /* A word alone in its region: its block. */
+        ml_predict(prediction, "um_htod_bytes", touches * MIGRATION_BLOCK_BYTES);
+        ml_predict(prediction, "um_htod_migrations", touches * TRANSFERS_PER_BLOCK);
+        return;
+    }
+    double blocks = stride_bytes >= MIGRATION_BLOCK_BYTES
+                        ? touches
+                        : ceil(bytes / MIGRATION_BLOCK_BYTES);
+    ml_predict_range(prediction, "um_htod_bytes", blocks * MIGRATION_BLOCK_BYTES,
+                     round_up(bytes, REGION_BYTES),
+                     "from each touched 64 KiB block to every 2 MiB region, whole");
+}
+
+/* Each round moves every page to the GPU, and each round but the first moves them back (the
+ * CPU's touch of one word a page faults every page). */
+static void predict_ping_pong(const ml_problem *problem, ml_prediction *prediction)
+{
+    double bytes = input_bytes(problem);
+    double rounds = (double)ml_size(problem, "rounds");
+    predict_dense(prediction, "um_htod_bytes", bytes, rounds,
+                  "every page moves to the GPU each round, in 64 KiB blocks or 2 MiB regions");
+    predict_dense(prediction, "um_dtoh_bytes", bytes, rounds - 1,
+                  "every page moves back each round after the first");
+    prediction->served_by = "host";
+}
+
+/* ---- peaks ----------------------------------------------------------------------------------- */
+
+/* The link's published rate each way. A variant faster than the link's figure names itself
+ * the peak (a figure NVML got wrong, or a link it does not name). */
+static double link_peak(ml_problem *problem, const ml_device_figures *device,
+                        double variant_gbps, char *source, size_t size)
+{
+    (void)problem;
+    if (!(device->host_link_gbps > 0)) {
+        snprintf(source, size, "none: the driver names no host link (NVML not found)");
+        return NAN;
+    }
+    if (variant_gbps > device->host_link_gbps) {
+        snprintf(source, size, "this variant: faster than %s's %.1f GB/s", device->host_link,
+                 device->host_link_gbps);
+        return variant_gbps;
+    }
+    snprintf(source, size, "%s, each way, after encoding", device->host_link);
+    return device->host_link_gbps;
+}
+
+/* The stream's input crosses the link, but for managed_resident, which reads device memory and
+ * writes as many bytes as it reads: half the device-to-device copy's rate. */
+static double stream_peak(ml_problem *problem, const ml_device_figures *device,
+                          double variant_gbps, char *source, size_t size)
+{
+    if (ML_CONSTANTS(placement, problem)->kind != MANAGED_ON_DEVICE)
+        return link_peak(problem, device, variant_gbps, source, size);
+    snprintf(source, size, "half the device-to-device copy (it writes what it reads)");
+    return device->copy_ceiling_gbps / 2;
+}
+
+/* ---- CPU reference, buffers ------------------------------------------------------------------ */
+
+/* The input on the CPU: float i of the seed, in parallel (for managed memory, every thread's
+ * first write to a page the GPU holds faults it back). */
+static void write_on_host(float *in, size_t n, uint64_t seed)
+{
+#pragma omp parallel for
+    for (size_t i = 0; i < n; i++)
+        in[i] = ml_random_value(seed, i);
+}
+
+static int is_managed(memory_kind kind)
+{
+    return kind == MANAGED_ON_HOST || kind == MANAGED_PREFETCHED || kind == MANAGED_ON_DEVICE;
+}
+
+/* Managed memory with no past: the driver counts how often a page moves back and forth, and
+ * after a few round trips it maps a page across the link instead of moving it (its thrashing
+ * heuristics). Every launch here must see the migrations a program's first launch sees, so each
+ * gets a new allocation. */
+static void renew_managed(link_state *state)
+{
+    if (state->managed != NULL)
+        ML_CUDA_CHECK(cudaFree(state->managed));
+    ML_CUDA_CHECK(cudaMallocManaged((void **)&state->managed, state->n * sizeof(float),
+                                    cudaMemAttachGlobal));
+    state->device_view = state->managed;
+    if (state->kind != MANAGED_ON_DEVICE)
+        state->host = state->managed;
+}
+
+static void fill_link(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    if (is_managed(state->kind))
+        renew_managed(state);
+    if (state->kind == MANAGED_ON_DEVICE) {
+        ml_fill_random((float *)state->device_view, state->n, problem->seed);
+        ML_CUDA_CHECK(cudaDeviceSynchronize());
+    } else {
+        write_on_host(state->host, state->n, problem->seed);
+    }
+}
+
+/* The input: host memory of its kind, and the address the kernel reads it at. */
+static void allocate_input(ml_problem *problem, link_state *state)
+{
+    size_t bytes = state->n * sizeof(float);
+    ML_CUDA_CHECK(cudaGetDevice(&state->device));
+    switch (state->kind) {
+    case PAGEABLE:
+        state->host = (float *)ml_host_buffer(problem, bytes);
+        break;
+    case PINNED:
+        state->host = (float *)ml_pinned_buffer(problem, bytes, 0);
+        break;
+    case MAPPED: {
+        state->host = (float *)ml_pinned_buffer(problem, bytes, 1);
+        void *device_address = NULL;
+        ML_CUDA_CHECK(cudaHostGetDevicePointer(&device_address, state->host, 0));
+        state->device_view = (const float *)device_address;
+        break;
+    }
+    case MANAGED_ON_HOST:
+    case MANAGED_PREFETCHED:
+    case MANAGED_ON_DEVICE:
+        break; /* fill_link allocates it anew for every launch */
+    }
+}
+
+static void free_managed(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    if (state->managed != NULL)
+        ML_CUDA_CHECK(cudaFree(state->managed));
+    state->managed = NULL;
+}
+
+static void link_setup(ml_problem *problem, size_t outputs)
+{
+    link_state *state = (link_state *)problem->state;
+    state->n = (size_t)ml_size(problem, "n");
+    state->kind = ML_CONSTANTS(placement, problem)->kind;
+    allocate_input(problem, state);
+    ml_expect_output(problem, ML_OUTPUT_WRITTEN, outputs, 1e-6);
+}
+
+/* Copies and streams: out[i] from float i of the seed (a copy's output is the input itself). */
+static void copy_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                              void *values)
+{
+    for (size_t k = 0; k < count; k++)
+        ((float *)values)[k] = ml_random_value(problem->seed, position[k]);
+}
+
+static void stream_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                                void *values)
+{
+    for (size_t k = 0; k < count; k++)
+        ((float *)values)[k] = 2.0f * ml_random_value(problem->seed, position[k]) + 1.0f;
+}
+
+static void sparse_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                                void *values)
+{
+    const link_state *state = (const link_state *)problem->state;
+    for (size_t k = 0; k < count; k++)
+        ((float *)values)[k] =
+            2.0f * ml_random_value(problem->seed, position[k] * state->stride) + 1.0f;
+}
+
+/* The passes terms added in the kernel's order, in float: the same sum to the last bit. */
+static void reuse_reference_at(const ml_problem *problem, const size_t *position, size_t count,
+                               void *values)
+{
+    const link_state *state = (const link_state *)problem->state;
+    for (size_t k = 0; k < count; k++) {
+        float sum = 0.0f;
+        size_t index = position[k];
+        for (unsigned pass = 0; pass < state->passes; pass++) {
+            sum += ml_random_value(problem->seed, index);
+            index += state->shift;
+            if (index >= state->n)
+                index -= state->n;
+        }
+        ((float *)values)[k] = sum;
+    }
+}
+
+/* The whole reference, from reference_at, in parallel chunks. */
+static void fill_reference(ml_problem *problem)
+{
+    const size_t chunk = 4096;
+    size_t chunks = (problem->output_count + chunk - 1) / chunk;
+#pragma omp parallel for
+    for (size_t c = 0; c < chunks; c++) {
+        size_t first = c * chunk;
+        size_t count = problem->output_count - first < chunk ? problem->output_count - first : chunk;
+        size_t position[4096];
+        for (size_t k = 0; k < count; k++)
+            position[k] = first + k;
+        problem->variant->family->reference_at(problem, position, count,
+                                               problem->reference + first);
+    }
+}
+
+static void copy_setup(ml_problem *problem)
+{
+    link_setup(problem, (size_t)ml_size(problem, "n"));
+    fill_link(problem);
+    fill_reference(problem);
+}
+
+static void stream_setup(ml_problem *problem)
+{
+    copy_setup(problem);
+}
+
+static void sparse_setup(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    size_t n = (size_t)ml_size(problem, "n");
+    state->stride = (size_t)ml_size(problem, "stride_kib") * 1024 / sizeof(float);
+    state->touches = (n + state->stride - 1) / state->stride;
+    link_setup(problem, state->touches);
+    fill_link(problem);
+    fill_reference(problem);
+}
+
+static void reuse_setup(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    state->passes = (unsigned)ml_size(problem, "reuse");
+    state->shift = (size_t)ml_size(problem, "n") / state->passes;
+    link_setup(problem, (size_t)ml_size(problem, "n"));
+    if (state->kind == PINNED) {
+        state->device_copy = (float *)ml_device_buffer(problem, state->n * sizeof(float));
+        state->device_view = state->device_copy;
+    }
+    fill_link(problem);
+    fill_reference(problem);
+}
+
+static void ping_pong_setup(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    state->rounds = (unsigned)ml_size(problem, "rounds");
+    copy_setup(problem);
+}
+
+/* Device memory: the output, and the input where it lives on the device (managed memory may
+ * move there whole; copy_then_reuse copies it there). */
+static double output_and_input(const ml_problem *problem)
+{
+    return 2.0 * input_bytes(problem);
+}
+
+static double sparse_device_bytes(const ml_problem *problem)
+{
+    double touches = ceil(input_bytes(problem) / (1024.0 * ml_size(problem, "stride_kib")));
+    return input_bytes(problem) + touches * sizeof(float);
+}
+
+/* The input and its reference (or its copy) in host memory: at most half of what the machine
+ * has, so that the CPU's fills never swap. */
+static const char *check_params(const ml_problem *problem)
+{
+    double pages = (double)sysconf(_SC_PHYS_PAGES), page_bytes = (double)sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page_bytes > 0 && 2.0 * input_bytes(problem) > 0.5 * pages * page_bytes)
+        return "--n: the input and its reference need more than half of this machine's memory: "
+               "choose a smaller --n";
+    return NULL;
+}
+
+const ml_family copy = {
+    .name = "copy", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
+    .setup = copy_setup, .fill_inputs = fill_link, .reference_at = copy_reference_at,
+    .launch = launch_copy, .bytes_read = input_bytes, .peak_gbps = link_peak,
+};
+const ml_family stream = {
+    .name = "stream", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
+    .setup = stream_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
+    .launch = launch_stream, .predict = predict_stream, .bytes_read = input_bytes,
+    .peak_gbps = stream_peak, .teardown = free_managed,
+};
+const ml_family sparse = {
+    .name = "sparse", .state_bytes = sizeof(link_state), .device_bytes = sparse_device_bytes,
+    .setup = sparse_setup, .fill_inputs = fill_link, .reference_at = sparse_reference_at,
+    .launch = launch_sparse, .predict = predict_sparse, .teardown = free_managed,
+};
+const ml_family reuse = {
+    .name = "reuse", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
+    .setup = reuse_setup, .fill_inputs = fill_link, .reference_at = reuse_reference_at,
+    .launch = launch_reuse, .bytes_read = input_bytes, .peak_gbps = link_peak,
+};
+const ml_family ping_pong = {
+    .name = "ping_pong", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
+    .setup = ping_pong_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
+    .launch = launch_ping_pong, .predict = predict_ping_pong, .bytes_read = input_bytes,
+    .peak_gbps = link_peak, .teardown = free_managed,
+};
+
+static const ml_lab lab = {
+    .program = "unified_memory",
+    .title = "Lab 09: host memory and unified memory: pageable, pinned, zero-copy, managed",
+    .params = params,
+    .num_params = ML_COUNT(params),
+    .variants = variants,
+    .num_variants = ML_COUNT(variants),
+    .check_params = check_params,
+};
+
+int main(int argc, char **argv)
+{
+    return ml_main(&lab, argc, argv);
+}
