@@ -200,9 +200,9 @@ static void launch_ping_pong(const ml_problem *problem)
 /* ---- predictions ----------------------------------------------------------------------------- */
 
 /* What the driver moves managed memory in, measured on an H100 (CUDA 13.0, driver 580): a
- * fault on a page whose neighbours are untouched moves the 64 KiB block around it, which the
- * driver reports as two transfers; a prefetch moves whole 2 MiB regions, one transfer each; a
- * region whose blocks fault densely may move whole. */
+ * fault moves the 64 KiB block around its page, which the driver reports as two transfers when
+ * the block's neighbours are not faulting too; a prefetch moves whole 2 MiB regions, one
+ * transfer each. */
 #define MIGRATION_BLOCK_BYTES 65536.0
 #define TRANSFERS_PER_BLOCK 2.0
 #define REGION_BYTES 2097152.0
@@ -249,8 +249,8 @@ static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
     ml_predict(prediction, "um_dtoh_bytes", 0);
 }
 
-/* One word read of every stride: each word's 64 KiB block moves, or its whole 2 MiB region
- * once enough of the region's blocks fault. */
+/* One word read of every stride: each 64 KiB block that holds a word moves, and no other. Words
+ * a block or more apart each move their own block; closer, every block of the input moves. */
 static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
 {
     double bytes = input_bytes(problem);
@@ -258,18 +258,14 @@ static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
     double touches = ceil(bytes / stride_bytes);
     ml_predict(prediction, "um_dtoh_bytes", 0);
     prediction->served_by = "host";
-    if (stride_bytes >= REGION_BYTES) {
-        /* A word alone in its region: its block. */
+    if (stride_bytes >= MIGRATION_BLOCK_BYTES) {
         ml_predict(prediction, "um_htod_bytes", touches * MIGRATION_BLOCK_BYTES);
-        ml_predict(prediction, "um_htod_migrations", touches * TRANSFERS_PER_BLOCK);
-        return;
+        /* Blocks with untouched neighbours: two transfers each (touching neighbours merge). */
+        if (stride_bytes >= 2 * MIGRATION_BLOCK_BYTES)
+            ml_predict(prediction, "um_htod_migrations", touches * TRANSFERS_PER_BLOCK);
+    } else {
+        ml_predict(prediction, "um_htod_bytes", round_up(bytes, MIGRATION_BLOCK_BYTES));
     }
-    double blocks = stride_bytes >= MIGRATION_BLOCK_BYTES
-                        ? touches
-                        : ceil(bytes / MIGRATION_BLOCK_BYTES);
-    ml_predict_range(prediction, "um_htod_bytes", blocks * MIGRATION_BLOCK_BYTES,
-                     round_up(bytes, REGION_BYTES),
-                     "from each touched 64 KiB block to every 2 MiB region, whole");
 }
 
 /* Each round moves every page to the GPU, and each round but the first moves them back (the

@@ -42,6 +42,7 @@ source "$root/tools/ncu/ncu_floor.sh"
 
 failures=0
 compared=0
+unified=0
 note_failure() { echo "  FAIL: $*"; failures=$((failures + 1)); }
 # The fewest repetitions: the sanitizers and ncu make every launch slow.
 quick=(--reps 1 --warmup 0)
@@ -93,6 +94,12 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
       note_failure "$program: memlab read no counters: $(cat "$work/run.log")"
       continue
     fi
+    # The driver's unified-memory counters (lab 09) come from CUPTI's activity API: Nsight
+    # Compute does not read them (Nsight Systems shows them), so they are named, not compared.
+    if grep -q '"unified_memory:' "$report"; then
+      echo "  unified-memory counters: the driver's records, not Nsight Compute's: not compared"
+      unified=$((unified + 1))
+    fi
     while read -r variant kernel names; do
       csv=$work/$program-$line_number-$variant.csv
       # Nsight Compute profiles the variant's second launch of its kernel, the timed one, which
@@ -114,9 +121,9 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   done <"$directory/check.args"
 done
 
-((compared > 0)) || note_failure "no variant's counters were compared with ncu"
+((compared > 0 || unified > 0)) || note_failure "no variant's counters were compared with ncu"
 if ((failures > 0)); then
   echo "memlab check: $failures failure(s)"
   exit 1
 fi
-echo "memlab check: every sanitizer run clean, every counter equal to Nsight Compute's"
+echo "memlab check: every sanitizer run clean, every counter Nsight Compute reads equal to its own"

@@ -2,7 +2,8 @@
  *
  *   memlab_counters variants REPORT.json
  *       one line per record that has a kernel of its own: VARIANT KERNEL NAMES, where NAMES are
- *       the Perfworks names its metrics need, comma-separated (what to ask Nsight Compute for)
+ *       the Perfworks names its metrics need, comma-separated (what to ask Nsight Compute for);
+ *       the driver's unified-memory counters are left out (Nsight Compute does not read them)
  *   memlab_counters compare REPORT.json VARIANT NCU.csv WRITE_FLOOR READ_FLOOR
  *       every metric of the variant's record beside Nsight Compute's value for the same launch
  *       (ncu --csv --print-units base); exit 1 if any pair disagrees: ratios by more than 1%
@@ -68,12 +69,32 @@ static cJSON *read_report(const char *path)
 }
 
 /* Prints the Perfworks names a record's metrics need; keys are a name or "a / b". */
+/* A counter Nsight Compute reads: not the driver's unified-memory records ("unified_memory:",
+ * CUPTI's activity API), which Nsight Systems reports and Nsight Compute does not. */
+static int is_ncu_metric(const cJSON *metric)
+{
+    return strncmp(metric->string, "unified_memory:", strlen("unified_memory:")) != 0;
+}
+
+static int ncu_metric_count(const cJSON *record)
+{
+    int count = 0;
+    const cJSON *metric = NULL;
+    cJSON_ArrayForEach(metric, rd_metrics(record))
+    {
+        count += is_ncu_metric(metric);
+    }
+    return count;
+}
+
 static void print_names(const cJSON *record)
 {
     const cJSON *metric = NULL;
     int first = 1;
     cJSON_ArrayForEach(metric, rd_metrics(record))
     {
+        if (!is_ncu_metric(metric))
+            continue;
         char key[512];
         snprintf(key, sizeof key, "%s", metric->string);
         char *slash = strstr(key, " / ");
@@ -94,7 +115,7 @@ static int list_variants(const char *path)
     cJSON_ArrayForEach(record, rd_records(report))
     {
         const char *kernel = rd_kernel(record);
-        if (kernel == NULL || cJSON_GetArraySize(rd_metrics(record)) == 0)
+        if (kernel == NULL || ncu_metric_count(record) == 0)
             continue;
         printf("%s %s ", rd_variant(record), kernel);
         print_names(record);
@@ -241,6 +262,8 @@ static int compare(const char *report_path, const char *variant, const char *ncu
     const cJSON *metric = NULL;
     cJSON_ArrayForEach(metric, rd_metrics(record))
     {
+        if (!is_ncu_metric(metric))
+            continue;
         char key[512];
         snprintf(key, sizeof key, "%s", metric->string);
         char *slash = strstr(key, " / ");

@@ -4,7 +4,7 @@
  *   the driver's unified-memory counters equal the model's predictions (within 1%, or inside a
  *   stated range): no page moves for zero-copy or resident memory, every page once for a first
  *   touch and a prefetch (in 2 MiB regions for the prefetch), one 64 KiB block (two transfers)
- *   for each word read 2 MiB or more apart, every page both ways each ping-pong round;
+ *   for each word read 64 KiB or more apart, every page both ways each ping-pong round;
  *   the lesson, as ratios within one run: pinned copies beat pageable ones, a prefetch beats
  *   faulting pages in, zero-copy pays the link again for every reuse and a copy does not.
  *
@@ -103,13 +103,13 @@ static void migrations_equal_the_model(void **state)
     cJSON_Delete(report);
 }
 
-/* One word every 2 MiB or more: the word's 64 KiB block moves, and nothing else (the driver
- * reports each block's move as two transfers). */
+/* One word every 64 KiB or more: the word's 64 KiB block moves, and nothing else (the driver
+ * reports the move of a block with untouched neighbours as two transfers). */
 static void isolated_words_move_one_block_each(void **state)
 {
     (void)state;
     cJSON *report = gpu_test_run_with_counters(
-        "--variant managed_sparse --n 33554432 --sweep stride_kib=2048,8192 --reps 1 --warmup 0",
+        "--variant managed_sparse --n 33554432 --sweep stride_kib=64,256,2048,8192 --reps 1 --warmup 0",
         TIME_LIMIT_S);
     const cJSON *record = NULL;
     cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
@@ -117,11 +117,14 @@ static void isolated_words_move_one_block_each(void **state)
         double predicted = NAN, bytes = NAN, migrations = NAN;
         assert_int_equal(gpu_test_metric(record, "um_htod_bytes", &predicted, &bytes), 0);
         assert_int_equal(gpu_test_metric(record, "um_htod_migrations", &predicted, &migrations), 0);
-        fprintf(stderr, "  stride %lld KiB: %.0f bytes in %.0f migrations\n",
-                gpu_test_param(record, "stride_kib"), bytes, migrations);
-        double touches = ceil(33554432.0 * 4 / (1024.0 * gpu_test_param(record, "stride_kib")));
+        long long stride_kib = gpu_test_param(record, "stride_kib");
+        fprintf(stderr, "  stride %lld KiB: %.0f bytes in %.0f migrations\n", stride_kib, bytes,
+                migrations);
+        double touches = ceil(33554432.0 * 4 / (1024.0 * stride_kib));
         assert_true(bytes == touches * 65536.0);
-        assert_true(migrations == 2 * touches);
+        /* Neighbouring blocks that fault together move in transfers the driver merges. */
+        if (stride_kib >= 128)
+            assert_true(migrations == 2 * touches);
         assert_record_matches_the_model(record);
     }
     cJSON_Delete(report);
