@@ -5,7 +5,8 @@
 # data pinned: series --variant pinned_copy --x n --columns gbps,peak_gbps
 # data zero: series --variant zero_copy --x n --columns gbps,peak_gbps
 set title "Host memory across the link vs transfer size (unified_memory)\n" . gpu
-set xlabel "floats moved (4 bytes each)"
+set xlabel "floats moved (4 bytes each; Mi = 2^20)"
+set format x "%.0b %B"
 set ylabel "GB/s"
 set logscale x 2
 set yrange [0:*]

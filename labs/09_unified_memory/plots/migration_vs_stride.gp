@@ -8,5 +8,5 @@ set ylabel "bytes moved host to device"
 set logscale x 2
 set logscale y 2
 set format y "%.0b %BB"
-eval plot_all(line("data", "um_htod_bytes.predicted", "model (upper end of a range)", predicted(BLUE)) . \
+eval plot_all(line("data", "um_htod_bytes.predicted", "model", predicted(BLUE)) . \
               line("data", "um_htod_bytes.measured", "measured", measured(ORANGE)))
