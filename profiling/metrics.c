@@ -517,7 +517,7 @@ static const prof_metric metric_table[] = {
     {
         .alias = "um_gpu_fault_groups",
         .legacy_names = "gpu_page_fault_groups",
-        .unit = "fault groups",
+        .unit = "groups",
         .group = "unified",
         .meaning = "GPU page fault groups the driver reported: faults the GPU raised together "
                    "for one page are one group",

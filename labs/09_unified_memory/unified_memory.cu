@@ -199,10 +199,10 @@ static void launch_ping_pong(const ml_problem *problem)
 
 /* ---- predictions ----------------------------------------------------------------------------- */
 
-/* What the driver moves managed memory in, measured on an H100 (CUDA 13.0, driver 580): a
- * fault moves the 64 KiB block around its page, which the driver reports as two transfers when
- * the block's neighbours are not faulting too; a prefetch moves whole 2 MiB regions, one
- * transfer each. */
+/* What the model says the driver moves managed memory in (the instructor notes give the run
+ * that shows it): a fault moves the 64 KiB block around its page, which the driver reports as
+ * two transfers when the block's neighbours are not faulting too; a prefetch moves whole 2 MiB
+ * regions, one transfer each. */
 #define MIGRATION_BLOCK_BYTES 65536.0
 #define TRANSFERS_PER_BLOCK 2.0
 #define REGION_BYTES 2097152.0
