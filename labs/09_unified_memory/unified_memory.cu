@@ -459,16 +459,12 @@ static void fill_reference(ml_problem *problem)
     }
 }
 
-static void copy_setup(ml_problem *problem)
+/* The copies, the stream and the ping-pong: an output element per input float. */
+static void whole_input_setup(ml_problem *problem)
 {
     link_setup(problem, (size_t)ml_size(problem, "n"));
     fill_link(problem);
     fill_reference(problem);
-}
-
-static void stream_setup(ml_problem *problem)
-{
-    copy_setup(problem);
 }
 
 static void sparse_setup(ml_problem *problem)
@@ -500,7 +496,7 @@ static void ping_pong_setup(ml_problem *problem)
 {
     link_state *state = (link_state *)problem->state;
     state->rounds = (unsigned)ml_size(problem, "rounds");
-    copy_setup(problem);
+    whole_input_setup(problem);
 }
 
 /* Device memory: the output, and the input where it lives on the device (managed memory may
@@ -529,12 +525,12 @@ static const char *check_params(const ml_problem *problem)
 
 const ml_family copy = {
     .name = "copy", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
-    .setup = copy_setup, .fill_inputs = fill_link, .reference_at = copy_reference_at,
+    .setup = whole_input_setup, .fill_inputs = fill_link, .reference_at = copy_reference_at,
     .launch = launch_copy, .bytes_read = input_bytes, .peak_gbps = link_peak,
 };
 const ml_family stream = {
     .name = "stream", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
-    .setup = stream_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
+    .setup = whole_input_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
     .launch = launch_stream, .predict = predict_stream, .bytes_read = input_bytes,
     .peak_gbps = stream_peak, .teardown = free_managed,
 };
