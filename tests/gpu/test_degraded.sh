@@ -3,10 +3,13 @@
 # timings and predictions (exit 0, every variant checked).
 #   counters restricted to administrators: the profiler's test hook PROF_TEST_FAULT=privileges
 #   another CUPTI client: the lab run under Nsight Compute (skipped if ncu is not installed)
+#   the driver's unified-memory counters unreadable (the same hook, on lab 09's activity-API
+#   counters): one warning, and the managed run goes on with its predictions
 # No GPU: exit 77 (CTest shows it skipped; the no-GPU path itself is tested by unit_cli_*).
-#   tests/gpu/test_degraded.sh PATH/TO/coalescing
+#   tests/gpu/test_degraded.sh PATH/TO/coalescing PATH/TO/unified_memory
 set -uo pipefail
-lab=${1:?usage: test_degraded.sh LAB_PROGRAM}
+lab=${1:?usage: test_degraded.sh COALESCING UNIFIED_MEMORY}
+unified=${2:?usage: test_degraded.sh COALESCING UNIFIED_MEMORY}
 nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -41,6 +44,21 @@ if command -v ncu >/dev/null 2>&1; then
 else
   echo "ncu not installed: the other-subscriber case is not run"
 fi
+
+# Lab 09 reads only the driver's counters: the hook fails their configuration, as a platform
+# without them (WSL, some containers) does.
+PROF_TEST_FAULT=privileges "$unified" --variant managed_prefetch --reps 2 --warmup 1 \
+  --format json --out "$work/unified.json" >/dev/null 2>"$work/unified.err"
+status=$?
+[[ $status -eq 0 ]] || fail "unified: exit $status, expected 0"
+[[ $(grep -c 'warning' "$work/unified.err") -eq 1 ]] ||
+  fail "unified: expected one warning, stderr was: $(cat "$work/unified.err")"
+grep -q NVreg_RestrictProfilingToAdminUsers "$work/unified.err" ||
+  fail "unified: the warning does not say how to open the counters: $(cat "$work/unified.err")"
+grep -q '"profiler_note":	"not read' "$work/unified.json" || fail "unified: JSON has no profiler_note"
+grep -q '"correct":	true' "$work/unified.json" || fail "unified: the variant was not checked correct"
+grep -q '"predicted":	33554432' "$work/unified.json" || fail "unified: the migration prediction is missing"
+grep -q '"measured":	null' "$work/unified.json" || fail "unified: a counter value appeared"
 
 [[ $failures -eq 0 ]] && echo "every degraded mode warned once and went on"
 exit $((failures > 0))
