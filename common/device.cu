@@ -140,6 +140,13 @@ unsigned ml_blocks_for(size_t count, unsigned threads_per_block)
     return (unsigned)((count + threads_per_block - 1) / threads_per_block);
 }
 
+unsigned ml_blocks_filling(size_t count, unsigned threads_per_block, unsigned blocks_per_sm)
+{
+    unsigned needed = ml_blocks_for(count, threads_per_block);
+    unsigned filling = (unsigned)ml_model_gpu()->sm_count * blocks_per_sm;
+    return needed < filling ? needed : filling;
+}
+
 static __global__ void fill_random_kernel(float *out, size_t count, uint64_t seed)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;

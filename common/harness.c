@@ -397,20 +397,11 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
     return status;
 }
 
-/* 1 if the selection has a unified-memory counter. */
-static int selects_unified(const metric_selection *selection)
+/* 1 if the selection has a unified-memory counter (unified 1) or a Perfworks metric (0). */
+static int selects(const metric_selection *selection, int unified)
 {
     for (int i = 0; i < selection->count; i++)
-        if (selection->metric[i].metric.unified != PROF_UM_NONE)
-            return 1;
-    return 0;
-}
-
-/* 1 if the selection has a Perfworks metric. */
-static int selects_perfworks(const metric_selection *selection)
-{
-    for (int i = 0; i < selection->count; i++)
-        if (selection->metric[i].metric.unified == PROF_UM_NONE)
+        if ((selection->metric[i].metric.unified != PROF_UM_NONE) == unified)
             return 1;
     return 0;
 }
@@ -422,7 +413,7 @@ static void collect_unified(profiler_state *profiler, ml_report *report,
                             const metric_selection *selection, ml_problem *problem,
                             host_staging *staging, ml_record *record, double *measured)
 {
-    if (!profiler->unified_open || !selects_unified(selection))
+    if (!profiler->unified_open || !selects(selection, 1))
         return;
     double values[PROF_UM_COUNTERS];
     refresh_inputs(problem);
@@ -1216,8 +1207,8 @@ static int open_profiler(lab_run *run)
     for (int v = 0; v < lab->num_variants; v++) {
         if (!run->options.variant_selected[v])
             continue;
-        wants_perfworks |= selects_perfworks(&run->selections[v]);
-        wants_unified |= selects_unified(&run->selections[v]);
+        wants_perfworks |= selects(&run->selections[v], 0);
+        wants_unified |= selects(&run->selections[v], 1);
     }
     run->wants_metrics = wants_perfworks || wants_unified;
     if (wants_unified) {
@@ -1264,7 +1255,6 @@ static void prepare_measuring(lab_run *run)
     figures->sm_clock_mhz = report->sm_clock_mhz;
     figures->copy_ceiling_gbps = report->ceiling_gbps;
     figures->published_dram_gbps = report->published_dram_gbps;
-    ml_host_link(run->options.device, figures);
     size_t l2_bytes = (size_t)run->properties.l2CacheSize;
     l2_flush *flush = &run->flush;
     flush->bytes = 2 * (l2_bytes > 4194304 ? l2_bytes : 4194304);

@@ -29,10 +29,14 @@ typedef int (*nvml_handle_fn)(const char *bus_id, void **device);
 typedef int (*nvml_unsigned_fn)(void *device, unsigned *value);
 typedef int (*nvml_shutdown_fn)(void);
 
-void ml_host_link(int device, ml_device_figures *figures)
+/* The current device's link, looked up once: into gbps (0 when unknown) and name ("" then). */
+static void look_up_link(double *gbps, char *name, size_t size)
 {
-    figures->host_link_gbps = 0;
-    figures->host_link[0] = '\0';
+    *gbps = 0;
+    name[0] = '\0';
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+        return;
     int native_atomics = 0, host_page_tables = 0;
     if (cudaDeviceGetAttribute(&native_atomics, cudaDevAttrHostNativeAtomicSupported, device) ==
             cudaSuccess &&
@@ -40,8 +44,8 @@ void ml_host_link(int device, ml_device_figures *figures)
                                cudaDevAttrPageableMemoryAccessUsesHostPageTables, device) ==
             cudaSuccess &&
         native_atomics && host_page_tables) {
-        figures->host_link_gbps = NVLINK_C2C_GBPS_EACH_WAY;
-        snprintf(figures->host_link, sizeof figures->host_link, "NVLink-C2C");
+        *gbps = NVLINK_C2C_GBPS_EACH_WAY;
+        snprintf(name, size, "NVLink-C2C");
         return;
     }
     char bus_id[32];
@@ -63,11 +67,24 @@ void ml_host_link(int device, ml_device_figures *figures)
         /* NVML's return value 0 is NVML_SUCCESS. */
         if (handle_of(bus_id, &handle) == 0 && generation_of(handle, &generation) == 0 &&
             width_of(handle, &width) == 0 && pcie_lane_gbps(generation) > 0) {
-            figures->host_link_gbps = pcie_lane_gbps(generation) * width;
-            snprintf(figures->host_link, sizeof figures->host_link, "PCIe %u.0 x%u", generation,
-                     width);
+            *gbps = pcie_lane_gbps(generation) * width;
+            snprintf(name, size, "PCIe %u.0 x%u", generation, width);
         }
         shutdown();
     }
     dlclose(nvml);
+}
+
+double ml_host_link(char *name, size_t size)
+{
+    /* NVML's start costs every run that would ask: only a lab that asks pays, and once. */
+    static int looked_up = 0;
+    static double link_gbps;
+    static char link_name[64];
+    if (!looked_up) {
+        look_up_link(&link_gbps, link_name, sizeof link_name);
+        looked_up = 1;
+    }
+    snprintf(name, size, "%s", link_name);
+    return link_gbps;
 }

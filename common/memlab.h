@@ -172,18 +172,15 @@ typedef struct {
     double sm_clock_mhz;        /* the SM clock the runtime reports (its highest) */
     double copy_ceiling_gbps;   /* device-to-device cudaMemcpy: bytes read + written a second */
     double published_dram_gbps; /* the data sheet's DRAM peak: 2 x memory clock x bus width */
-    /* The link to the host's memory, each way: its published rate after encoding, and its
-     * name ("PCIe 5.0 x16"); 0 and "" where the driver does not say (ml_host_link). */
-    double host_link_gbps;
-    char host_link[64];
 } ml_device_figures;
 
-/* The link between the device and the host's memory, from NVML (loaded at run time; none on a
- * machine without the driver): PCIe's generation and width as the link trained at most, each
- * way, after encoding (8b/10b to 2.0, 128b/130b from 3.0); NVLink-C2C (a Grace Hopper) where the
- * device reads host memory through the host's page tables with native atomics. Fills
- * host_link_gbps and host_link of figures; 0 and "" when unknown. */
-void ml_host_link(int device, ml_device_figures *figures);
+/* The link between the current device and the host's memory, each way, in GB/s (0 when the
+ * driver does not say), and its name in name ("PCIe 5.0 x16"; "" when unknown): from NVML
+ * (loaded at run time; none on a machine without the driver), PCIe's generation and width as
+ * the link trained at most, after encoding (8b/10b to 2.0, 128b/130b from 3.0); NVLink-C2C's
+ * published rate (a Grace Hopper) where the device reads host memory through the host's page
+ * tables with native atomics. Looked up at the first call, for a family's peak_gbps. */
+double ml_host_link(char *name, size_t size);
 
 /* A family: the variants that share buffers, a CPU reference and a model, told apart by their
  * constants. Every function takes the run; predict, device_bytes, bytes_read, bytes_written and
@@ -373,6 +370,10 @@ void ml_gather_words(const uint32_t *words, const size_t *position, size_t count
 unsigned ml_blocks_for(size_t count, unsigned threads_per_block);
 /* Blocks of the variant's (one-dimensional) block needed to cover count items. */
 unsigned ml_blocks_of(const ml_problem *problem, size_t count);
+/* The grid of a grid-stride kernel that fills the GPU once: blocks_per_sm blocks on each SM of
+ * the model GPU (the device's own on a run, so the launch and the model count one grid), or
+ * fewer when ml_blocks_for(count, threads_per_block) is fewer. */
+unsigned ml_blocks_filling(size_t count, unsigned threads_per_block, unsigned blocks_per_sm);
 
 #ifdef __cplusplus
 }

@@ -61,9 +61,7 @@ static const red_histogram lanes_agree = {1, 32, 1};
 
 static unsigned gpu_filling_blocks(const ml_problem *problem, size_t n)
 {
-    uint64_t needed = ml_ceil_div((long long)(n / 4 > 0 ? n / 4 : 1), ATOMICS_THREADS);
-    uint64_t filling = (uint64_t)ml_model_gpu()->sm_count * SHUFFLE_BLOCKS_PER_SM;
-    return (unsigned)(needed < filling ? needed : filling);
+    return ml_blocks_filling(n / 4 > 0 ? n / 4 : 1, ATOMICS_THREADS, SHUFFLE_BLOCKS_PER_SM);
 }
 
 /* A sum's grid (ml_blocks_of: a thread per value) and, for a sum that adds once per block

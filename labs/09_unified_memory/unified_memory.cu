@@ -125,9 +125,7 @@ typedef struct {
 
 static unsigned stream_blocks(size_t n)
 {
-    unsigned needed = ml_blocks_for(n, THREADS_PER_BLOCK);
-    unsigned filling = (unsigned)ml_model_gpu()->sm_count * BLOCKS_PER_SM;
-    return needed < filling ? needed : filling;
+    return ml_blocks_filling(n, THREADS_PER_BLOCK, BLOCKS_PER_SM);
 }
 
 /* pageable_copy, pinned_copy: one cudaMemcpy of the input into the output. */
@@ -289,17 +287,19 @@ static double link_peak(ml_problem *problem, const ml_device_figures *device,
                         double variant_gbps, char *source, size_t size)
 {
     (void)problem;
-    if (!(device->host_link_gbps > 0)) {
+    (void)device;
+    char link[64];
+    double link_gbps = ml_host_link(link, sizeof link);
+    if (!(link_gbps > 0)) {
         snprintf(source, size, "none: the driver names no host link (NVML not found)");
         return NAN;
     }
-    if (variant_gbps > device->host_link_gbps) {
-        snprintf(source, size, "this variant: faster than %s's %.1f GB/s", device->host_link,
-                 device->host_link_gbps);
+    if (variant_gbps > link_gbps) {
+        snprintf(source, size, "this variant: faster than %s's %.1f GB/s", link, link_gbps);
         return variant_gbps;
     }
-    snprintf(source, size, "%s, each way, after encoding", device->host_link);
-    return device->host_link_gbps;
+    snprintf(source, size, "%s, each way, after encoding", link);
+    return link_gbps;
 }
 
 /* The stream's input crosses the link, but for managed_resident, which reads device memory and
