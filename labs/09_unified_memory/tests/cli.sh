@@ -19,12 +19,15 @@ grep -q '"unified_memory:htod_bytes"' "$work/model.json" || fail "um_htod_bytes 
 "$lab" --model --variant managed_prefetch --metrics dram --format json --out "$work/dram.json" \
   >/dev/null 2>"$work/err" || fail "--model --metrics dram exited $?"
 ! grep -q '"um_' "$work/dram.json" || fail "--metrics dram selects the unified-memory counters"
-"$lab" --list-metrics | grep -q '^um_htod_bytes *\[unified\] bytes' ||
+# Into files first: grep -q stops reading at its match, and the program writing into the pipe
+# would die of SIGPIPE, which pipefail reports as a failure.
+"$lab" --list-metrics >"$work/metrics" || fail "--list-metrics exited $?"
+grep -q '^um_htod_bytes *\[unified\] bytes' "$work/metrics" ||
   fail "--list-metrics does not list um_htod_bytes in the unified group"
-
+"$lab" --list >"$work/list" || fail "--list exited $?"
 for variant in pageable_copy pinned_copy zero_copy zero_copy_reused copy_then_reuse \
   managed_first_touch managed_prefetch managed_resident managed_sparse ping_pong; do
-  "$lab" --list | grep -q "^  $variant " || fail "--list does not list $variant"
+  grep -q "^  $variant " "$work/list" || fail "--list does not list $variant"
 done
 # The kernels compile from kernels.cu through the harness (no GPU needed), under their names.
 MEMLAB_CUDA_ARCH=75 "$lab" --kernels "$root/labs/09_unified_memory/kernels.cu" \
