@@ -119,16 +119,14 @@ static unsigned phase_wavefronts(const ml_warp_access *access, unsigned first_la
     return busiest_bank_words;
 }
 
-/* Whether the phase of lanes first_lane .. first_lane + lane_count - 1 reads what the phase
- * before it read, lane for lane (the same lanes active, at the same addresses). */
-static int repeats_previous_phase(const ml_warp_access *access, unsigned first_lane,
-                                  unsigned lane_count)
+/* 1 if every lane reads what its partner lane ^ partner_xor reads, or one of the two is
+ * inactive: the lanes pair up on equal addresses. */
+static int lanes_pair_up(const ml_warp_access *access, unsigned partner_xor)
 {
-    for (unsigned lane = first_lane; lane < first_lane + lane_count; lane++) {
-        unsigned earlier = lane - lane_count;
-        if (lane_is_active(access, lane) != lane_is_active(access, earlier))
-            return 0;
-        if (lane_is_active(access, lane) && access->address[lane] != access->address[earlier])
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++) {
+        unsigned partner = lane ^ partner_xor;
+        if (lane_is_active(access, lane) && lane_is_active(access, partner) &&
+            access->address[lane] != access->address[partner])
             return 0;
     }
     return 1;
@@ -138,23 +136,21 @@ ml_shared_cost ml_model_shared(const ml_warp_access *access)
 {
     assert(is_valid_width(access->width_bytes));
 
-    /* 8- and 16-byte accesses are split into phases of 128 bytes: 16 or 8 lanes each. */
+    /* 8- and 16-byte accesses are served in phases of 128 bytes: 16 or 8 lanes each. Measured
+     * on an H200 (tests/gpu/test_shared_widths.c, 126 patterns of 8- and 16-byte loads): when
+     * the lanes of the whole warp pair up on equal addresses, lane n with lane n ^ 1 or lane n
+     * with lane n ^ 2, a phase takes twice the lanes (32 or 16), since each pair needs one
+     * lane's bytes; pairs at n ^ 4 or further do not count, nor pairs in only part of the warp.
+     * Nsight Compute counts conflicts against the ideal of the phases so formed. */
     unsigned lanes_per_phase = access->width_bytes <= ML_BANK_BYTES
                                    ? ML_WARP_SIZE
                                    : ML_SHARED_BANKS * ML_BANK_BYTES / access->width_bytes;
+    if (lanes_per_phase < ML_WARP_SIZE && (lanes_pair_up(access, 1) || lanes_pair_up(access, 2)))
+        lanes_per_phase *= 2;
 
     ml_shared_cost cost = {0};
     unsigned active_phases = 0;
     for (unsigned first_lane = 0; first_lane < ML_WARP_SIZE; first_lane += lanes_per_phase) {
-        /* 16-byte accesses: the second quarter-warp of a half-warp rides along with the first
-         * when it reads the same addresses lane for lane. Measured on an H100 (CUDA 13.0): a
-         * 16-byte load that every lane of a warp reads at one address (LDS.128, the tiled
-         * matrix products' rows of Ms) counts 2 wavefronts, not 4 nor 1; the coarsened
-         * product's loads, 4 different quarters (4 wavefronts) and 2 pairs of equal ones (2),
-         * count 6 for the two. */
-        if (access->width_bytes == 16 && first_lane % (ML_WARP_SIZE / 2) != 0 &&
-            repeats_previous_phase(access, first_lane, lanes_per_phase))
-            continue;
         unsigned wavefronts = phase_wavefronts(access, first_lane, lanes_per_phase);
         if (wavefronts > 0) {
             active_phases++;

@@ -8,11 +8,12 @@
  * request takes as many wavefronts as the most distinct words any one bank must deliver
  * (lanes reading the same word share it: broadcast; a 1- or 2-byte access reads the word that
  * holds it, an 8- or 16-byte access 2 or 4 consecutive words). 8- and 16-byte accesses are
- * served in phases of 16 and 8 lanes (128 bytes each: lanes 0-15 then 16-31, or lanes 0-7,
- * 8-15, ...), each phase costing its own wavefronts, except that the second quarter-warp of a
- * half-warp of 16-byte accesses costs nothing when it reads the first's addresses lane for lane
- * (measured on an H100: a 16-byte broadcast to a whole warp is 2 wavefronts). Bank conflicts are
- * the wavefronts beyond the ideal (one per phase that has an active lane).
+ * served in phases of 128 bytes, 16 and 8 lanes (lanes 0-15 then 16-31, or lanes 0-7, 8-15,
+ * ...), each phase costing its own wavefronts; when every lane of the warp reads what lane
+ * n ^ 1 reads (or lane n ^ 2; an inactive partner counts as agreeing), a phase takes twice
+ * the lanes (measured on an H200: a 16-byte broadcast to a whole warp is 2 wavefronts, an
+ * 8-byte one 1). Bank conflicts are the wavefronts beyond the ideal (one per phase that has an
+ * active lane).
  *
  * The labs run this model over the warps of a launch to predict the hardware counters.
  */

@@ -1,7 +1,9 @@
 /* test_model.c: the access model against counts worked out by hand.
  *
  * Global memory: 32-byte sectors, 128-byte lines. Shared memory: 32 banks of 4 bytes, word w in
- * bank w % 32; 8-byte accesses in 2 phases of 16 lanes, 16-byte accesses in 4 phases of 8 lanes.
+ * bank w % 32; 8-byte accesses in 2 phases of 16 lanes, 16-byte accesses in 4 phases of 8 lanes,
+ * each phase twice as wide when the warp's lanes pair up on equal addresses (lane n with n ^ 1,
+ * or with n ^ 2): the rule tests/gpu/test_shared_widths.c measured on an H200.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -381,8 +383,8 @@ static void test_shared_float4_coalesced(void **state)
     assert_int_equal(cost.bank_conflicts, 0);
 }
 
-/* One float4 read by every lane (a broadcast, as the tiled products read a row of Ms): the
- * second quarter-warp of each half rides with the first, 2 wavefronts, as an H100 counts. */
+/* One float4 read by every lane (a broadcast, as the tiled products read a row of Ms): the lanes
+ * pair up, so 2 phases of 16 lanes, 1 wavefront each, as an H100 and an H200 count. */
 static void test_shared_float4_broadcast(void **state)
 {
     (void)state;
@@ -392,27 +394,59 @@ static void test_shared_float4_broadcast(void **state)
     assert_int_equal(cost.bank_conflicts, 0);
 }
 
-/* The coarsened product's two loads: lane l reads float4 number l / 8 (each quarter-warp its
- * own, 4 wavefronts), then float4 number l % 8 (both quarters of a half alike, 2 wavefronts).
- * Lanes 8-15 reading what lanes 0-7 read but in another order is no repeat: 4 wavefronts. */
-static void test_shared_float4_quarter_repeats(void **state)
+/* Counts read off an H200 (tests/gpu/test_shared_widths.c). Lane l reads float4 number l / 8
+ * (the coarsened product's M tile): the lanes pair up, 2 half-warp phases of 2 distinct
+ * float4s, 2 wavefronts. Float4 number l % 8 (its N tile): no lane reads what lane l ^ 1 or
+ * l ^ 2 reads, 4 quarter-warp phases, 4 wavefronts. Float4 number (l / 8) * 8: paired, and each
+ * half's two float4s lie in banks 0-3: 2 wavefronts a phase, 4 in all, 2 conflicts. */
+static void test_shared_float4_pairs(void **state)
 {
     (void)state;
     ml_warp_access access;
     ml_warp_access_strided(&access, 0, 0, FLOAT4_BYTES, ML_ALL_LANES);
     for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
         access.address[lane] = (uint64_t)(lane / 8) * FLOAT4_BYTES;
-    assert_int_equal(ml_model_shared(&access).wavefronts, 4);
-
-    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
-        access.address[lane] = (uint64_t)(lane % 8) * FLOAT4_BYTES;
     assert_int_equal(ml_model_shared(&access).wavefronts, 2);
 
     for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
-        access.address[lane] = (uint64_t)(lane / 8 % 2 == 0 ? lane % 8 : 7 - lane % 8) * FLOAT4_BYTES;
-    ml_shared_cost reordered = ml_model_shared(&access);
-    assert_int_equal(reordered.wavefronts, 4);
-    assert_int_equal(reordered.bank_conflicts, 0);
+        access.address[lane] = (uint64_t)(lane % 8) * FLOAT4_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 4);
+
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane / 8 * 8) * FLOAT4_BYTES;
+    ml_shared_cost same_banks = ml_model_shared(&access);
+    assert_int_equal(same_banks.wavefronts, 4);
+    assert_int_equal(same_banks.bank_conflicts, 2);
+}
+
+/* Doubles, read off an H200: lane l reading double l / 2 or l % 2 pairs up (n ^ 1, n ^ 2): one
+ * phase of 32 lanes, 1 wavefront. Double l % 4 pairs only at n ^ 4: 2 phases, 2 wavefronts.
+ * Double l / 2 but lane 5 elsewhere: no pairing, 2 phases. Only the even lanes active: their
+ * partners are idle, so one phase, where doubles 0 and 16 share banks 0-1: 2 wavefronts, 1
+ * conflict. */
+static void test_shared_double_pairs(void **state)
+{
+    (void)state;
+    ml_warp_access access;
+    ml_warp_access_strided(&access, 0, 0, DOUBLE_BYTES, ML_ALL_LANES);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane / 2) * DOUBLE_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 1);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane % 2) * DOUBLE_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 1);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane % 4) * DOUBLE_BYTES;
+    assert_int_equal(ml_model_shared(&access).wavefronts, 2);
+    for (unsigned lane = 0; lane < ML_WARP_SIZE; lane++)
+        access.address[lane] = (uint64_t)(lane == 5 ? 100 : lane / 2) * DOUBLE_BYTES;
+    ml_shared_cost unpaired = ml_model_shared(&access);
+    assert_int_equal(unpaired.wavefronts, 3);
+    assert_int_equal(unpaired.bank_conflicts, 1);
+
+    ml_shared_cost even = shared_strided(DOUBLE_BYTES, DOUBLE_BYTES, 0x55555555u);
+    assert_int_equal(even.wavefronts, 2);
+    assert_int_equal(even.bank_conflicts, 1);
 }
 
 /* A phase with no active lane costs nothing: doubles with only lanes 0-15 take 1 phase. */
@@ -503,7 +537,8 @@ int main(void)
         cmocka_unit_test(test_shared_double_stride_2),
         cmocka_unit_test(test_shared_float4_coalesced),
         cmocka_unit_test(test_shared_float4_broadcast),
-        cmocka_unit_test(test_shared_float4_quarter_repeats),
+        cmocka_unit_test(test_shared_float4_pairs),
+        cmocka_unit_test(test_shared_double_pairs),
         cmocka_unit_test(test_shared_double_idle_phase),
         cmocka_unit_test(test_shared_narrow_widths),
         cmocka_unit_test(test_shared_inactive_lanes),

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# model_census: the access model on sizes nobody chose. Draws random sizes for every lab, runs
+# each lab program once per draw with its default counters on the GPU, and prints the census
+# of predicted beside measured (memlab_report census) with the list of what missed.
+#
+#   tests/model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--model]
+#
+# BUILD is a CMake build folder (BUILD/labs/PROGRAM, BUILD/tools/memlab_report). --runs N (90
+# by default) runs are shared among the labs in turn; --seed S (a fresh one by default, printed)
+# makes the draw repeatable; DIR (a new temporary folder by default) keeps each run's JSON and
+# runs.txt, the command line of each run, to repeat a miss. Sizes lean to the awkward ones:
+# primes, one either side of a power of two, tiny, and past the L2; each size stays inside its
+# lab's legal range, and inside what keeps a run to a few seconds. A run the lab refuses or that
+# fails is listed: it is the census's bug or the lab's, never skipped in silence.
+#
+# --model runs the same draws with --model (no GPU): every drawn size must be one its lab takes,
+# which CI checks. Exit status: 0 when every run ran and (on the GPU) the census read at least
+# one pair; 1 otherwise; 2 on bad arguments; 77 without a GPU and without --model.
+set -uo pipefail
+
+usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--model]" >&2; exit 2; }
+[[ $# -ge 1 ]] || usage
+build=$1; shift
+runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model=""
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --runs) runs=${2:-}; shift 2 || usage ;;
+    --seed) seed=${2:-}; shift 2 || usage ;;
+    --out) out=${2:-}; shift 2 || usage ;;
+    --labs) only_labs=${2:-}; shift 2 || usage ;;
+    --model) model=--model; shift ;;
+    *) echo "model_census.sh: unknown argument '$1'" >&2; usage ;;
+  esac
+done
+[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "model_census.sh: --runs takes a positive number, not '$runs'" >&2; exit 2; }
+[[ $seed =~ ^[0-9]+$ ]] || { echo "model_census.sh: --seed takes a number, not '$seed'" >&2; exit 2; }
+report_tool=$build/tools/memlab_report
+[[ -x $report_tool ]] || { echo "model_census.sh: $report_tool is not built" >&2; exit 2; }
+if [[ -z $model ]] && ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "model_census.sh: no GPU here: the census measures counters (use a lab's --model for predictions)" >&2
+  exit 77
+fi
+if [[ -z $out ]]; then out=$(mktemp -d); fi
+mkdir -p "$out" || exit 2
+
+# ---- random numbers: a 31-bit LCG of our own, so a seed draws the same sizes on any machine --
+# Each function leaves its result in a global (no subshell, which would lose the state).
+state=$seed
+# uniform LOW HIGH: value = an integer in [LOW, HIGH].
+uniform() {
+  state=$(( (state * 1103515245 + 12345) % 2147483648 ))
+  value=$(( $1 + (state >> 4) % ($2 - $1 + 1) ))
+}
+# log_uniform LOW HIGH: value = an integer whose logarithm is uniform over [log LOW, log HIGH].
+log_uniform() {
+  uniform 0 1000002
+  value=$(awk -v low="$1" -v high="$2" -v r="$value" 'BEGIN {
+    v = int(exp(log(low) + (log(high + 1) - log(low)) * r / 1000003.0));
+    if (v < low) v = low; if (v > high) v = high; print v }')
+}
+is_prime() {
+  local n=$1 d
+  (( n < 2 )) && return 1
+  for (( d = 2; d * d <= n; d++ )); do (( n % d == 0 )) && return 1; done
+  return 0
+}
+# awkward LOW HIGH: value = a size in [LOW, HIGH] that no one picked for the model: a fifth
+# each tiny (LOW to LOW + 64), one either side of a power of two, a prime, in HIGH's upper half
+# (past the L2, for the sizes whose high end is), and log-uniform.
+awkward() {
+  local low=$1 high=$2 kind bits=0
+  while (( (1 << (bits + 1)) <= high )); do bits=$((bits + 1)); done
+  uniform 0 4; kind=$value
+  case $kind in
+    0) uniform "$low" $(( low + 64 < high ? low + 64 : high )) ;;
+    1) uniform 1 "$bits"; local power=$(( 1 << value )); uniform 0 2; value=$(( power + value - 1 )) ;;
+    2) log_uniform "$low" "$high"
+       while ! is_prime "$value" && (( value < high )); do value=$((value + 1)); done ;;
+    3) uniform $(( high / 2 > low ? high / 2 : low )) "$high" ;;
+    *) log_uniform "$low" "$high" ;;
+  esac
+  (( value < low )) && value=$low
+  (( value > high )) && value=$high
+}
+# pick A B ...: value = one of the arguments.
+pick() { local choices=("$@"); uniform 0 $(( ${#choices[@]} - 1 )); value=${choices[$value]}; }
+
+# ---- the draws: one function a lab, leaving the lab's arguments in `arguments` ------------------
+# Ranges are each lab's legal range (its --help), cut where a run would take more than a few
+# seconds with its counters; the L2 is 50-60 MiB, so "past the L2" is an array over 16M floats.
+draw_register_spill() {
+  awkward 1 33554432; local n=$value
+  uniform 0 31
+  arguments="--variant all --n $n --lane_stride $value"
+}
+draw_shared_tiling() {
+  # naive at 2500^3 with counters is the slowest run a draw makes (a second or two).
+  awkward 1 2500; local m=$value
+  awkward 1 2500; local k=$value
+  awkward 1 2500
+  arguments="--variant all --m $m --k $k --n $value"
+}
+draw_constant_ldg() {
+  uniform 1 7; local mask=$(( 2 * value + 1 ))
+  awkward 1 4096; local rows=$value
+  awkward 1 4096; local cols=$value
+  uniform 1 32; local distinct=$value
+  uniform 1 16
+  arguments="--variant all --rows $rows --cols $cols --mask $mask --distinct $distinct --spacing $value"
+}
+draw_coalescing() {
+  # strided reads n * stride floats, offset n + offset: at most 2^30 floats (4 GiB).
+  uniform 1 1024; pick 1 2 3 5 7 9 13 17 31 33 64 127 "$value"; local stride=$value
+  local limit=$(( (1 << 30) / stride )); (( limit > 134217728 )) && limit=134217728
+  awkward 1 "$limit"; local n=$value
+  uniform 0 1024; pick 0 1 3 8 31 33 "$value"
+  arguments="--variant all --n $n --stride $stride --offset $value"
+}
+draw_bank_conflicts() {
+  awkward 1 12000; local rows=$value
+  awkward 1 12000; local cols=$value
+  uniform 1 32; local stride=$value
+  pick 4 8 16
+  arguments="--variant all --rows $rows --cols $cols --stride $stride --width $value"
+}
+draw_aos_soa() {
+  awkward 1 33554432; local n=$value
+  pick 1 8
+  arguments="--variant all --n $n --fields $value"
+}
+draw_hierarchy_map() {
+  # The chase over a random working set (every level), and the fixed variants: --loads is theirs.
+  uniform 1 64; pick 1 1 1 2 3 8 "$value"; local stride=$(( 128 * value ))
+  awkward $(( 2 * stride )) 268435456; local working_set=$value
+  awkward 256 65536
+  arguments="--variant all --working_set $working_set --stride $stride --loads $value"
+}
+draw_atomics() {
+  # The lab takes --distinct up to --bins, and below it with --hot (bin 0 is the hot one).
+  awkward 1 33554432; local n=$value
+  awkward 1 4096; local bins=$value
+  uniform 1 99; pick 0 0 "$value" 100; local hot=$value
+  (( bins == 1 )) && hot=0
+  local most=$(( hot > 0 ? bins - 1 : bins )); (( most > 32 )) && most=32
+  uniform 1 "$most"
+  arguments="--variant all --n $n --bins $bins --distinct $value --hot $hot"
+}
+draw_unified_memory() {
+  awkward 1 33554432; local n=$value
+  uniform 1 16; local reuse=$value
+  awkward 4 65536; local stride_kib=$value
+  uniform 1 6
+  arguments="--variant all --n $n --reuse $reuse --stride_kib $stride_kib --rounds $value"
+}
+
+labs=(register_spill shared_tiling constant_ldg coalescing bank_conflicts aos_soa hierarchy_map
+      atomics unified_memory)
+if [[ -n $only_labs ]]; then IFS=, read -ra labs <<<"$only_labs"; fi
+for lab in "${labs[@]}"; do
+  [[ $(type -t "draw_$lab") == function ]] || { echo "model_census.sh: no lab '$lab'" >&2; exit 2; }
+  [[ -x $build/labs/$lab ]] || { echo "model_census.sh: $build/labs/$lab is not built" >&2; exit 2; }
+done
+
+echo "model_census: seed $seed, $runs runs, reports in $out"
+: >"$out/runs.txt"
+failed=0
+for (( run = 1; run <= runs; run++ )); do
+  lab=${labs[$(( (run - 1) % ${#labs[@]} ))]}
+  "draw_$lab"
+  json=$out/$(printf '%03d' "$run")-$lab.json
+  echo "$lab $arguments" >>"$out/runs.txt"
+  # shellcheck disable=SC2086 # the drawn arguments are words
+  "$build/labs/$lab" $model $arguments --reps 3 --warmup 1 --format json --out "$json" \
+    >"${json%.json}.txt" 2>&1
+  status=$?
+  if [[ $status -ne 0 ]]; then
+    echo "run $run failed (exit $status): $lab $arguments"
+    tail -n 3 "${json%.json}.txt" | sed 's/^/  /'
+    failed=$((failed + 1))
+    rm -f "$json"
+  fi
+done
+
+reports=("$out"/*.json)
+[[ -e ${reports[0]} ]] || { echo "model_census.sh: no run wrote a report" >&2; exit 1; }
+if [[ -n $model ]]; then
+  echo "model_census: seed $seed: $((runs - failed)) of $runs runs predicted (--model: no census)"
+  [[ $failed -eq 0 ]]
+  exit
+fi
+"$report_tool" census --list "${reports[@]}" 2>/dev/null | grep -E '^(outside|wide): ' | sort
+"$report_tool" census "${reports[@]}" 2>/dev/null | tee "$out/census.txt"
+census_status=${PIPESTATUS[0]}
+echo "model_census: seed $seed: $((runs - failed)) of $runs runs ran"
+[[ $failed -eq 0 && $census_status -eq 0 ]]
