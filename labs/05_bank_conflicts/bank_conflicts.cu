@@ -163,16 +163,46 @@ static void launch_reads(const ml_problem *problem)
 /* Counter totals are doubles (ml_shared_totals, ml_global_totals): a 16384 x 16384 transpose
  * makes billions of them.
  *
- * The model counts the conflicts of each warp's own accesses. Where it counts none, the
- * conflict counters still carry a residue, for the reason RESIDUE_REASON gives: the model
- * states it as an additive term of at most RESIDUE_SHARE of the other kind's wavefronts (stores,
- * for the loads) or of this kind's instructions, whichever are fewer (the instructor notes give
- * the residues the recorded runs show). A conflict-free count is predicted from 0 to the term,
- * its wavefronts from the model's count to the count plus the term. */
-#define RESIDUE_SHARE 0.25
-#define RESIDUE_REASON "the counter also counts waits for other warps' accesses of the other " \
-                       "kind to the same bank: at most one for every four of those wavefronts " \
-                       "or of these instructions, whichever are fewer"
+ * The residue. The model counts the conflicts of each warp's own accesses, but the conflict
+ * counters also count waits that other blocks' shared accesses cause: where the model counts no
+ * conflict they still read a residue, and the wavefronts as many more (wavefronts less the
+ * model's count equal the conflicts, in every run recorded). It comes from blocks out of step:
+ * one block storing into shared memory while another on the same SM loads from it (not from
+ * the L1 traffic of the global loads: loading the tiles with __ldcg, past the L1, left it as it
+ * was). How many waits there are depends on when the blocks meet, which a count of accesses
+ * does not know, so the model bounds them by what was measured on an H100 and an H200
+ * (handouts/instructor/05_bank_conflicts.md has the runs): a conflict-free count is predicted
+ * from 0 to the bound, stated against the instructions, and its wavefronts from the model's
+ * count to the count plus the bound. Where the model counts conflicts the residue is lost in
+ * them (under 2% of them in every run), and the prediction stays a point.
+ *
+ * The transposes. A launch that the GPU holds at once (one wave: 1,056 blocks on an H100 or an
+ * H200, 8 on each of 132 SMs) starts all its blocks together, and the counters read exactly 0,
+ * at all 11 sizes of one wave or less measured on an H200 (1 to 1,056 tiles). Past one wave, a
+ * block starts when an earlier one ends, out of step with the blocks beside it, and the residue
+ * appears: from three waves on, 0.05 to 0.14 conflicts a load and 0.01 to 0.05 a store (25 runs
+ * on an H200; 0.06 to 0.11 and 0.02 to 0.03 on an H100 at 16384 x 16384), between one and three
+ * waves up to 0.05 a load and 0 to 0.07 a store (8 runs). Loads wait more than stores, and the
+ * residue moves with the tile's layout (about 0.11 a load padded, 0.07 swizzled) and with the
+ * shape of the matrix (0.09 to 0.14 a padded load). The bounds, 1/4 of the loads and 1/8 of the
+ * stores, are the largest values measured with a margin of nearly two.
+ *
+ * The bank experiments launch 32,768 blocks, many waves on any GPU: each block's loads meet the
+ * copies of the blocks beside it, 6.6 to 8.9 conflicts a block, about one a warp (0.013 to 0.017
+ * a load on an H100 and an H200, at every conflict-free stride of width 4, 8 and 16, and for
+ * the broadcast), whatever the size of the copy (64 to 184 store wavefronts a block). The bound
+ * is two a warp: 1/32 of its 64 loads. */
+#define TILE_LOAD_RESIDUE 0.25   /* conflicts a load instruction, past one wave */
+#define TILE_STORE_RESIDUE 0.125 /* conflicts a store instruction, past one wave */
+#define TILE_RESIDUE_REASON "past one wave of blocks, a block storing its tile meets the blocks " \
+                            "beside it on its SM loading theirs, and the counter counts the "     \
+                            "waits: measured up to 0.14 a load and 0.07 a store, bounded at 1/4 " \
+                            "and 1/8 (none in one wave)"
+#define READS_LOAD_RESIDUE (2.0 / LOADS_PER_THREAD) /* conflicts a load instruction */
+#define READS_RESIDUE_REASON "each block's loads meet the copies into shared memory of the "    \
+                             "blocks beside it on its SM, and the counter counts the waits: "   \
+                             "about one a warp measured, bounded at two (1/32 of a warp's 64 " \
+                             "loads)"
 
 /* The five counters of one kind of shared access, by their metric aliases. */
 typedef struct {
@@ -187,34 +217,25 @@ static const shared_counters shared_store_counters = {
     "shared_store_transactions", "shared_store_instructions", "shared_st_bank_conflict",
     "shared_store_transactions_per_request", "shared_st_conflicts_per_request"};
 
-/* other_wavefronts: the launch's shared wavefronts of the other kind (stores beside loads). */
+/* residue: the most conflicts per instruction the counter may add where the model counts none
+ * (0: none, every prediction a point); reason: why. */
 static void predict_shared(const shared_counters *counters, const ml_shared_totals *totals,
-                           double other_wavefronts, ml_prediction *prediction)
+                           double residue, const char *reason, ml_prediction *prediction)
 {
     ml_predict(prediction, counters->instructions, totals->requests);
-    int residue = totals->bank_conflicts == 0 && other_wavefronts > 0;
-    double residue_term = RESIDUE_SHARE * fmin(other_wavefronts, totals->requests);
-    /* Where the other kind has at least as many wavefronts as this kind has instructions (a
-     * transpose stores each element it loads), the wavefronts carry the term too; otherwise
-     * (shared_stride copies its array once, then loads eight times as often) it is lost in
-     * them, and they keep the model's count. */
-    if (residue && other_wavefronts >= totals->requests) {
+    if (totals->bank_conflicts == 0 && residue > 0) {
+        double bound = residue * totals->requests;
         ml_predict_range(prediction, counters->wavefronts, totals->wavefronts,
-                         totals->wavefronts + residue_term, RESIDUE_REASON);
+                         totals->wavefronts + bound, reason);
         ml_predict_range(prediction, counters->wavefronts_per_instruction,
                          totals->wavefronts / totals->requests,
-                         (totals->wavefronts + residue_term) / totals->requests, RESIDUE_REASON);
+                         (totals->wavefronts + bound) / totals->requests, reason);
+        ml_predict_residue(prediction, counters->conflicts, bound, totals->requests, reason);
+        ml_predict_residue(prediction, counters->conflicts_per_instruction, residue, 1, reason);
     } else {
         ml_predict(prediction, counters->wavefronts, totals->wavefronts);
         ml_predict(prediction, counters->wavefronts_per_instruction,
                    totals->wavefronts / totals->requests);
-    }
-    if (residue) {
-        ml_predict_residue(prediction, counters->conflicts, residue_term, totals->requests,
-                           RESIDUE_REASON);
-        ml_predict_residue(prediction, counters->conflicts_per_instruction,
-                           residue_term / totals->requests, 1, RESIDUE_REASON);
-    } else {
         ml_predict(prediction, counters->conflicts, totals->bank_conflicts);
         ml_predict(prediction, counters->conflicts_per_instruction,
                    totals->bank_conflicts / totals->requests);
@@ -285,9 +306,17 @@ static uint64_t tile_byte(const tile_layout *layout, unsigned r, unsigned c)
 /* The shared accesses of one tile of height x width elements (32 x 32 inside the matrix, less
  * at its right and bottom edges). Filling, tile row k is one warp store with `width` lanes;
  * emptying, tile column k is one warp load with `height` lanes, lane x reading element (x, k).
- * A warp with no element to move makes no access. (The compiler may still issue such a warp's
- * store with every lane switched off, which the instruction counter can count: at sizes that
- * are not multiples of 32, compare conflicts and wavefronts, not instruction counts.) */
+ *
+ * What the GPU executes at the edges is what the compiler made of the guards, read in the SASS
+ * of kernels.cu for sm_90 (CUDA 13.0; `cuobjdump -sass` of the kernels' cubin). The fill's
+ * guard, row < rows && col < cols, becomes one predicate per lane on the store
+ * (`@!P2 STS [R9], R14`), not a branch: every warp executes its TILE / BLOCK_ROWS stores, and a
+ * warp whose tile row lies below the matrix executes its store with every lane switched off.
+ * The instruction counter counts that store; it moves no data, so it makes no wavefront (on an
+ * H200, a 7 x 18 matrix, one tile: 32 store instructions, 7 wavefronts). The emptying loop
+ * branches around its load (`@P6 BRA`) for the lanes whose element is outside the matrix, so a
+ * warp whose tile column lies past the right edge skips the load altogether: loads count only
+ * the tile columns inside the matrix (18 instructions there). */
 static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, const tile_layout *layout,
                      unsigned height, unsigned width, double tiles)
 {
@@ -299,6 +328,8 @@ static void add_tile(ml_shared_totals *loads, ml_shared_totals *stores, const ti
             access.address[x] = tile_byte(layout, k, x);
         ml_shared_totals_add(stores, &access, tiles);
     }
+    /* The stores of tile rows height .. TILE - 1, every lane off: instructions only. */
+    stores->requests += (double)(TILE - height) * tiles;
     for (unsigned k = 0; k < width; k++) {
         access.active_mask = ml_first_lanes(height);
         for (unsigned x = 0; x < ML_WARP_SIZE; x++)
@@ -328,15 +359,24 @@ static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
     add_line_accesses(&loads, rows, cols, 1);
     add_line_accesses(&stores, cols, rows, 1);
 
-    predict_shared(&shared_load_counters, &shared_loads, shared_stores.wavefronts, prediction);
-    predict_shared(&shared_store_counters, &shared_stores, shared_loads.wavefronts, prediction);
+    /* One wave: the blocks (one a tile) that the GPU holds at once, as many on each SM as its
+     * threads allow (these kernels' 29 or 30 registers a thread and 4 KiB tiles allow that many
+     * on every GPU of the table: 8 blocks of 256 threads on an H100). */
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    double wave = (double)gpu->sm_count * (double)(gpu->threads_per_sm / (TILE * BLOCK_ROWS));
+    double tiles = (row_tiles[0] + row_tiles[1]) * (col_tiles[0] + col_tiles[1]);
+    int one_wave = tiles <= wave;
+    predict_shared(&shared_load_counters, &shared_loads, one_wave ? 0 : TILE_LOAD_RESIDUE,
+                   TILE_RESIDUE_REASON, prediction);
+    predict_shared(&shared_store_counters, &shared_stores, one_wave ? 0 : TILE_STORE_RESIDUE,
+                   TILE_RESIDUE_REASON, prediction);
     predict_global(&loads, &stores, prediction);
 }
 
 /* Every load of every warp has the bank pattern of load 0 (the others are whole bank rows
- * further on), so one warp access, scaled, stands for the launch. Before them each block copies
- * stride_vectors 16-byte vectors into shared memory, eight to a wavefront (a warp's 32
- * consecutive vectors are four). */
+ * further on), so one warp access, scaled, stands for the launch. (Each block first copies
+ * stride_vectors 16-byte vectors into shared memory: stores, which no counter of this family
+ * reads, but which make the loads' residue.) */
 static void predict_reads(const ml_problem *problem, ml_prediction *prediction)
 {
     reads_state reads = read_sizes(problem);
@@ -346,9 +386,8 @@ static void predict_reads(const ml_problem *problem, ml_prediction *prediction)
     double warps = (double)STRIDE_BLOCKS * (STRIDE_THREADS / ML_WARP_SIZE);
     ml_shared_totals loads = {0};
     ml_shared_totals_add(&loads, &access, warps * LOADS_PER_THREAD);
-    double store_wavefronts = (double)STRIDE_BLOCKS *
-                              (double)ml_ceil_div(stride_vectors(reads.stride, reads.width_bytes), 8);
-    predict_shared(&shared_load_counters, &loads, store_wavefronts, prediction);
+    predict_shared(&shared_load_counters, &loads, READS_LOAD_RESIDUE, READS_RESIDUE_REASON,
+                   prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
