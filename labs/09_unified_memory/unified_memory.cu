@@ -197,17 +197,129 @@ static void launch_ping_pong(const ml_problem *problem)
 
 /* ---- predictions ----------------------------------------------------------------------------- */
 
-/* What the model says the driver moves managed memory in (the instructor notes give the run
- * that shows it): a fault moves the 64 KiB block around its page, which the driver reports as
- * two transfers when the block's neighbours are not faulting too; a prefetch moves whole 2 MiB
- * regions, one transfer each. */
-#define MIGRATION_BLOCK_BYTES 65536.0
-#define TRANSFERS_PER_BLOCK 2.0
-#define REGION_BYTES 2097152.0
+/* How the driver (nvidia-uvm, its source is open: kernel-open/nvidia-uvm/uvm_perf_prefetch.c
+ * and uvm_perf_thrashing.c) moves managed memory, as the model counts it. Every rule below was
+ * checked against the counters of an H200 (PCIe, driver 580, CUDA 13.0) at sizes from 4 bytes
+ * to 41 MB:
+ *
+ * - Pages are the CPU's, 4 KiB on x86-64: the driver moves whole pages, never less.
+ * - It keeps managed memory in blocks of 2 MiB (a VA block: 512 pages), aligned as
+ *   cudaMallocManaged aligns them. An allocation of 2 MiB or less sits at the start of a whole
+ *   block and the driver's heuristics see the block's 512 pages, past the allocation's end too
+ *   (n = 1 moves 64 KiB on a fault); a larger one ends its last block at its own last page.
+ * - A GPU fault grows to the 64 KiB big page (16 pages) around the faulting page; at the end of
+ *   a block cut short, to the pages after the last whole big page. Then the prefetcher looks at a
+ *   binary tree over the block's pages: for each faulting page, the largest aligned power-of-two
+ *   run of pages around it (cut at the block's end) of which more than 51% are resident or
+ *   faulting (grown) moves whole. So a dense sweep of p pages in a block of its own moves the
+ *   smallest such run past them: n = 100,000 floats (98 pages, grown to 112) moves 128 pages
+ *   (512 KiB, 112 > 51% of 128); 300,000 floats (293 pages, grown to 304) the whole block; while
+ *   the block of a larger allocation's tail moves exactly its pages.
+ * - Each move is one transfer per run of contiguous pages, the faulting pages apart from those
+ *   the growth and the prefetcher add: a lone word's 64 KiB big page moves as the pages before
+ *   its page, its page, and the pages after it: three transfers, two where the word's page is
+ *   the first or last of the big page.
+ * - cudaMemPrefetchAsync moves exactly the pages of the range it is given (rounded out to 4 KiB
+ *   pages), one transfer per 2 MiB block it covers; no growth, no prefetcher.
+ * - Thrashing: a page that moves again within 500 us of its last move counts a thrashing event;
+ *   at 3 events the driver marks it thrashing, and faults on it then move only the pages
+ *   faulting, with neither growth nor prefetch (after 10 throttled faults it may even pin the
+ *   page and map it across the link). Whether moves come within 500 us of each other is timing,
+ *   which the model cannot know. */
+#define PAGE_BYTES 4096.0
+#define BIG_PAGE_PAGES 16
+#define BLOCK_PAGES 512
+#define PREFETCH_PERCENT 51
+/* The driver starts tracking a page's moves at its 2nd move at the earliest, and counts
+ * thrashing events at the 3rd, 4th and 5th: the 6th move is the first that thrashing can make
+ * smaller. */
+#define FIRST_MOVE_THRASHING_MAY_CUT 6
 
-static double round_up(double bytes, double unit)
+/* Pages of n floats. */
+static long long pages_of(const ml_problem *problem)
 {
-    return ceil(bytes / unit) * unit;
+    return (long long)ceil((double)ml_size(problem, "n") * sizeof(float) / PAGE_BYTES);
+}
+
+/* The pages of the allocation's 2 MiB blocks: whole ones, and a last one cut at the
+ * allocation's last page when the allocation is larger than one block. */
+static int block_leaves(long long pages, long long block)
+{
+    if (pages <= BLOCK_PAGES)
+        return BLOCK_PAGES;
+    long long left = pages - block * BLOCK_PAGES;
+    return left < BLOCK_PAGES ? (int)left : BLOCK_PAGES;
+}
+
+typedef struct {
+    double pages, transfers;
+} migration;
+
+/* One GPU fault batch on a block of `leaves` pages none of which the GPU holds: faulting[p]
+ * marks the pages the kernel touches. Adds the pages that move and their transfers. */
+static void fault_block(const unsigned char *faulting, int leaves, migration *moved)
+{
+    unsigned char grown[BLOCK_PAGES] = {0}, moves[BLOCK_PAGES] = {0};
+    int counted[BLOCK_PAGES + 1] = {0};
+    for (int first = 0; first < leaves; first += BIG_PAGE_PAGES) {
+        int end = first + BIG_PAGE_PAGES < leaves ? first + BIG_PAGE_PAGES : leaves, any = 0;
+        for (int p = first; p < end; p++)
+            any |= faulting[p];
+        for (int p = first; any && p < end; p++)
+            grown[p] = 1;
+    }
+    for (int p = 0; p < leaves; p++)
+        counted[p + 1] = counted[p] + grown[p];
+    int tree = 1;
+    while (tree < leaves)
+        tree *= 2;
+    for (int p = 0; p < leaves; p++) {
+        if (!faulting[p])
+            continue;
+        int from = p, to = p + 1;
+        for (int size = 1; size <= tree; size *= 2) {
+            int first = p / size * size, end = first + size < leaves ? first + size : leaves;
+            if ((counted[end] - counted[first]) * 100 > (end - first) * PREFETCH_PERCENT) {
+                from = first;
+                to = end;
+            }
+        }
+        for (int q = from; q < to; q++)
+            moves[q] = 1;
+    }
+    for (int p = 0; p < leaves; p++) {
+        moved->pages += moves[p];
+        /* A run starts where the page's kind (faulting, or added) differs from the one before. */
+        if (moves[p] && (p == 0 || !moves[p - 1] || faulting[p - 1] != faulting[p]))
+            moved->transfers++;
+    }
+}
+
+/* What the kernel's first touch of managed memory moves, block by block: every page of the
+ * input (stride_bytes 0), or the pages of words words (word k at byte k * stride_bytes). */
+static migration first_touch(long long pages, double stride_bytes, long long words)
+{
+    migration moved = {0, 0};
+    long long blocks = (pages + BLOCK_PAGES - 1) / BLOCK_PAGES;
+    long long word = 0;
+    for (long long block = 0; block < blocks; block++) {
+        int leaves = block_leaves(pages, block);
+        unsigned char faulting[BLOCK_PAGES] = {0};
+        long long first_page = block * BLOCK_PAGES;
+        if (stride_bytes == 0) {
+            for (long long p = first_page; p < pages && p < first_page + leaves; p++)
+                faulting[p - first_page] = 1;
+        } else {
+            for (; word < words; word++) {
+                long long page = (long long)((double)word * stride_bytes / PAGE_BYTES);
+                if (page >= first_page + BLOCK_PAGES)
+                    break;
+                faulting[page - first_page] = 1;
+            }
+        }
+        fault_block(faulting, leaves, &moved);
+    }
+    return moved;
 }
 
 static double input_bytes(const ml_problem *problem)
@@ -215,29 +327,19 @@ static double input_bytes(const ml_problem *problem)
     return (double)ml_size(problem, "n") * sizeof(float);
 }
 
-/* Every page of the input, moved once: in whole 64 KiB blocks at least, in 2 MiB regions at
- * most (for an input that is a whole number of regions, the two agree). */
-static void predict_dense(ml_prediction *prediction, const char *alias, double bytes,
-                          double times, const char *reason)
-{
-    double low = times * round_up(bytes, MIGRATION_BLOCK_BYTES);
-    double high = times * round_up(bytes, REGION_BYTES);
-    if (low == high)
-        ml_predict(prediction, alias, low);
-    else
-        ml_predict_range(prediction, alias, low, high, reason);
-}
-
 static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
 {
     memory_kind kind = ML_CONSTANTS(placement, problem)->kind;
-    double bytes = input_bytes(problem);
-    if (kind == MANAGED_ON_HOST || kind == MANAGED_PREFETCHED) {
-        predict_dense(prediction, "um_htod_bytes", bytes, 1,
-                      "every page moves once, in 64 KiB blocks or whole 2 MiB regions");
-        /* A prefetch moves whole regions, one migration each; faults move what they find. */
-        if (kind == MANAGED_PREFETCHED)
-            ml_predict(prediction, "um_htod_migrations", ceil(bytes / REGION_BYTES));
+    long long pages = pages_of(problem);
+    if (kind == MANAGED_ON_HOST) {
+        /* Faults: every page of the input, grown and prefetched as the driver does. */
+        ml_predict(prediction, "um_htod_bytes", first_touch(pages, 0, 0).pages * PAGE_BYTES);
+        prediction->served_by = "host";
+    } else if (kind == MANAGED_PREFETCHED) {
+        /* The prefetch: the input's pages exactly, one migration per 2 MiB block. */
+        ml_predict(prediction, "um_htod_bytes", (double)pages * PAGE_BYTES);
+        ml_predict(prediction, "um_htod_migrations",
+                   (double)((pages + BLOCK_PAGES - 1) / BLOCK_PAGES));
         prediction->served_by = "host";
     } else {
         /* Zero-copy reads cross the link without moving a page; resident pages do not move. */
@@ -247,35 +349,51 @@ static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
     ml_predict(prediction, "um_dtoh_bytes", 0);
 }
 
-/* One word read of every stride: each 64 KiB block that holds a word moves, and no other. Words
- * a block or more apart each move their own block; closer, every block of the input moves. */
+/* One word read of every stride: the faults of one batch (every thread faults at once), grown
+ * and prefetched. Words 128 KiB apart or more never share a big page nor fill more than half of
+ * a run of whole big pages, so each moves its own 64 KiB (in a block cut short, a word near its
+ * end may take the block's last pages with it), in two or three transfers: the model states the
+ * count. Closer, the prefetcher joins their pages, and the batches the faults arrive in decide
+ * the transfers, which the model leaves to the measurement. */
 static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
 {
-    double bytes = input_bytes(problem);
     double stride_bytes = 1024.0 * ml_size(problem, "stride_kib");
-    double touches = ceil(bytes / stride_bytes);
+    long long words = (long long)ceil(input_bytes(problem) / stride_bytes);
+    migration moved = first_touch(pages_of(problem), stride_bytes, words);
+    ml_predict(prediction, "um_htod_bytes", moved.pages * PAGE_BYTES);
+    if (stride_bytes >= 2.0 * BIG_PAGE_PAGES * PAGE_BYTES)
+        ml_predict(prediction, "um_htod_migrations", moved.transfers);
     ml_predict(prediction, "um_dtoh_bytes", 0);
     prediction->served_by = "host";
-    if (stride_bytes >= MIGRATION_BLOCK_BYTES) {
-        ml_predict(prediction, "um_htod_bytes", touches * MIGRATION_BLOCK_BYTES);
-        /* Blocks with untouched neighbours: two transfers each (touching neighbours merge). */
-        if (stride_bytes >= 2 * MIGRATION_BLOCK_BYTES)
-            ml_predict(prediction, "um_htod_migrations", touches * TRANSFERS_PER_BLOCK);
-    } else {
-        ml_predict(prediction, "um_htod_bytes", round_up(bytes, MIGRATION_BLOCK_BYTES));
-    }
 }
 
-/* Each round moves every page to the GPU, and each round but the first moves them back (the
- * CPU's touch of one word a page faults every page). */
+/* Each round moves the input to the GPU, and each round but the first moves it back (the CPU's
+ * touch of one word a page faults every page): the pages a first touch moves, each way (the
+ * CPU's faults grow and prefetch as the GPU's do, so they bring back all that went). Moves
+ * alternate, GPU, CPU, GPU, ...: from the 6th on, a page the driver has marked thrashing moves
+ * alone, without the rest of its big page or run: where the first touch moves more than the
+ * input's pages (an input under 2 MiB that does not fill its power-of-two run of pages), the
+ * rounds after the 3rd move between the input's pages and the first touch's, as the timing
+ * decides. */
 static void predict_ping_pong(const ml_problem *problem, ml_prediction *prediction)
 {
-    double bytes = input_bytes(problem);
-    double rounds = (double)ml_size(problem, "rounds");
-    predict_dense(prediction, "um_htod_bytes", bytes, rounds,
-                  "every page moves to the GPU each round, in 64 KiB blocks or 2 MiB regions");
-    predict_dense(prediction, "um_dtoh_bytes", bytes, rounds - 1,
-                  "every page moves back each round after the first");
+    long long rounds = ml_size(problem, "rounds"), pages = pages_of(problem);
+    double touched = first_touch(pages, 0, 0).pages;
+    double most[2] = {0, 0}, least[2] = {0, 0}; /* to the GPU, back */
+    for (long long move = 1; move <= 2 * rounds - 1; move++) {
+        int back = move % 2 == 0;
+        most[back] += touched * PAGE_BYTES;
+        least[back] += (move < FIRST_MOVE_THRASHING_MAY_CUT ? touched : (double)pages) * PAGE_BYTES;
+    }
+    const char *reason = "from the 6th move on, pages the driver marks thrashing (moves under "
+                         "500 us apart) move without their 64 KiB block: timing decides";
+    const char *aliases[2] = {"um_htod_bytes", "um_dtoh_bytes"};
+    for (int back = 0; back < 2; back++) {
+        if (least[back] == most[back])
+            ml_predict(prediction, aliases[back], most[back]);
+        else
+            ml_predict_range(prediction, aliases[back], least[back], most[back], reason);
+    }
     prediction->served_by = "host";
 }
 

@@ -1,6 +1,7 @@
 /* test_atomics: lab 08 on a real GPU. Every variant is correct on odd sizes and on skewed
  * inputs (histograms exactly, sums within the tolerance the program derives from n); the
- * atomic, shared and shuffle counters equal the model; and with all of a warp's values in one
+ * atomic, shared and shuffle counters equal the model (or fall inside its range, where lanes
+ * come back to a line after other lines); and with all of a warp's values in one
  * bin the privatized histogram sends the L2 at most 1/32 of the naive one's reductions. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -49,10 +50,18 @@ static void assert_metric_matches(const cJSON *record, const char *alias)
     assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
     assert_false(isnan(predicted));
     assert_false(isnan(measured));
+    /* A range (lanes back on a line after other lines: merged or not) holds the measured count
+     * between its ends; a point, within the tolerance. */
+    const char *reason = NULL;
+    double low = gpu_test_predicted_low(record, alias, &reason);
     double scale = fmax(predicted, 1.0);
-    if (fabs(measured - predicted) / scale > METRIC_TOLERANCE) {
-        fprintf(stderr, "  %s distinct=%lld: %s predicted %.0f, measured %.0f\n", variant_of(record),
-                gpu_test_param(record, "distinct"), alias, predicted, measured);
+    int holds = reason != NULL ? measured >= low * (1 - METRIC_TOLERANCE) &&
+                                     measured <= predicted * (1 + METRIC_TOLERANCE)
+                               : fabs(measured - predicted) / scale <= METRIC_TOLERANCE;
+    if (!holds) {
+        fprintf(stderr, "  %s distinct=%lld: %s predicted %.0f..%.0f, measured %.0f\n",
+                variant_of(record), gpu_test_param(record, "distinct"), alias, low, predicted,
+                measured);
         fail();
     }
 }

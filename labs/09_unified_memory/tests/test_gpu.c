@@ -3,8 +3,9 @@
  *   every variant matches the CPU reference on random, odd sizes;
  *   the driver's unified-memory counters equal the model's predictions (within 1%, or inside a
  *   stated range): no page moves for zero-copy or resident memory, every page once for a first
- *   touch and a prefetch (in 2 MiB regions for the prefetch), one 64 KiB block (two transfers)
- *   for each word read 64 KiB or more apart, every page both ways each ping-pong round;
+ *   touch and a prefetch (one migration per 2 MiB block for the prefetch), one 64 KiB big page
+ *   (two transfers: the word's page, then the 15 after it) for each word read a multiple of
+ *   64 KiB apart, every page both ways each ping-pong round;
  *   the lesson, as ratios within one run: pinned copies beat pageable ones, a prefetch beats
  *   faulting pages in, zero-copy pays the link again for every reuse and a copy does not.
  *
@@ -103,8 +104,10 @@ static void migrations_equal_the_model(void **state)
     cJSON_Delete(report);
 }
 
-/* One word every 64 KiB or more: the word's 64 KiB block moves, and nothing else (the driver
- * reports the move of a block with untouched neighbours as two transfers). */
+/* One word every 64 KiB or more: the word's 64 KiB big page moves, and nothing else. The words
+ * here are multiples of 64 KiB apart, each on the first page of its big page: the driver moves
+ * the faulting page, then the 15 pages after it, two transfers (a word inside its big page
+ * makes three: the pages before it, its page, the pages after). */
 static void isolated_words_move_one_block_each(void **state)
 {
     (void)state;
@@ -122,7 +125,8 @@ static void isolated_words_move_one_block_each(void **state)
                 migrations);
         double touches = ceil(33554432.0 * 4 / (1024.0 * stride_kib));
         assert_true(bytes == touches * 65536.0);
-        /* Neighbouring blocks that fault together move in transfers the driver merges. */
+        /* Below 128 KiB the prefetcher joins neighbouring big pages: their transfers are
+         * measured only. */
         if (stride_kib >= 128)
             assert_true(migrations == 2 * touches);
         assert_record_matches_the_model(record);

@@ -1,17 +1,23 @@
 /* test_model_unified_memory: lab 09's --model predictions against counts worked out by hand. No
  * GPU.
  *
- * The driver moves managed memory in 64 KiB blocks around a faulting page, or in whole 2 MiB
- * regions (a prefetch; dense faults); a CPU page is 4 KiB. So, for n floats of input:
+ * The driver moves the CPU's 4 KiB pages of managed memory, kept in 2 MiB blocks (512 pages; an
+ * allocation of 2 MiB or less has a whole block to itself, a larger one's last block ends at its
+ * last page). A GPU fault grows to its 64 KiB big page, then the prefetcher moves the largest
+ * aligned power-of-two run of pages around it more than 51% of which is moving or there. So,
+ * for n floats of input (p pages):
  *   zero_copy, managed_resident   no page moves: 0 bytes either way;
- *   managed_first_touch           every page once: 4n bytes rounded up to a block (at least) or a
- *                                 region (at most);
- *   managed_prefetch              the same bytes, in one migration per 2 MiB region;
- *   managed_sparse                one block per word read when words are a block or more apart
- *                                 (two transfers each, as the driver reports them); closer,
- *                                 every block;
- *   ping_pong                     every page to the GPU each round, back each round but the
- *                                 first. */
+ *   managed_first_touch           every page once: p pages when the input is more than one
+ *                                 block; under one, the power-of-two run the prefetcher rounds
+ *                                 them to (64 KiB at least, the block at most);
+ *   managed_prefetch              exactly p pages, in one migration per 2 MiB block;
+ *   managed_sparse                one big page per word read when words are 128 KiB or more
+ *                                 apart, in three transfers (the pages before the word's, its
+ *                                 page, those after), two where the word's page ends its big
+ *                                 page; closer, what the prefetcher joins;
+ *   ping_pong                     what a first touch moves, to the GPU each round and back
+ *                                 each round but the first; from the 6th move on, the driver's
+ *                                 thrashing detection may cut it to the p pages. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,8 +31,8 @@
 #include "gpu_test.h"
 
 #define TIME_LIMIT_S 60
+#define PAGE 4096.0
 #define BLOCK 65536.0
-#define REGION 2097152.0
 #define MIB (1024.0 * 1024.0)
 
 /* The record of variant at one value of a size (or the first record of variant when param is
@@ -87,10 +93,37 @@ static void a_first_touch_moves_every_page_once(void **state)
     const cJSON *prefetch = record_at(report, "managed_prefetch", "n", 8388608);
     assert_point(prefetch, "um_htod_bytes", 32 * MIB);
     assert_point(prefetch, "um_htod_migrations", 16);
-    /* 4,000,012 bytes: 62 blocks (4,063,232 bytes) to 2 regions (4 MiB). */
-    assert_range(record_at(report, "managed_first_touch", "n", 1000003), "um_htod_bytes",
-                 62 * BLOCK, 2 * REGION);
-    assert_point(record_at(report, "managed_prefetch", "n", 1000003), "um_htod_migrations", 2);
+    /* 4,000,012 bytes: 977 pages (the last one part full), in 2 blocks, the second cut short
+     * at the last page: every page moves, no more. */
+    assert_point(record_at(report, "managed_first_touch", "n", 1000003), "um_htod_bytes",
+                 977 * PAGE);
+    const cJSON *prefetch_two = record_at(report, "managed_prefetch", "n", 1000003);
+    assert_point(prefetch_two, "um_htod_bytes", 977 * PAGE);
+    assert_point(prefetch_two, "um_htod_migrations", 2);
+    cJSON_Delete(report);
+}
+
+/* Inputs under one block (measured on an H200): a fault moves at least the 64 KiB big page, and
+ * the prefetcher the power-of-two run of pages the input fills more than 51% of: 1 float moves
+ * 64 KiB; 100,000 floats (98 pages, 112 once grown to big pages) 128 pages, as 112 > 51% of 128
+ * but not of 256; 300,000 floats (293 pages, 304 grown) the whole 512. A prefetch moves the
+ * pages of its range alone: 1, 98 and 293 pages. Past one block, 600,000 floats: the first
+ * block whole, the second's 74 pages (2,400,000 bytes: 586 pages). */
+static void a_small_input_moves_its_power_of_two_run(void **state)
+{
+    (void)state;
+    cJSON *report = gpu_test_run_model(
+        "--variant managed_first_touch,managed_prefetch --sweep n=1,100000,300000,600000",
+        TIME_LIMIT_S);
+    const long long n[] = {1, 100000, 300000, 600000};
+    const double touched[] = {16, 128, 512, 586}, pages[] = {1, 98, 293, 586};
+    for (int k = 0; k < 4; k++) {
+        assert_point(record_at(report, "managed_first_touch", "n", n[k]), "um_htod_bytes",
+                     touched[k] * PAGE);
+        const cJSON *prefetch = record_at(report, "managed_prefetch", "n", n[k]);
+        assert_point(prefetch, "um_htod_bytes", pages[k] * PAGE);
+        assert_point(prefetch, "um_htod_migrations", k < 3 ? 1 : 2);
+    }
     cJSON_Delete(report);
 }
 
@@ -113,6 +146,23 @@ static void a_sparse_word_moves_its_block(void **state)
     /* A word in every page: every block of the 128 MiB. */
     assert_point(record_at(report, "managed_sparse", "stride_kib", 4), "um_htod_bytes", 128 * MIB);
     cJSON_Delete(report);
+
+    /* 7,500,412 bytes, a word every 198 KiB (49.5 pages): 37 words, each in a big page of its
+     * own, at page 0, 1, 3, 4, 6, ... 15, 0, 2, ... of it: 5 of them first or last in their big
+     * page (two transfers), 32 inside (three): 106 transfers (measured on an H200: 106). */
+    report = gpu_test_run_model("--variant managed_sparse --n 1875103 --stride_kib 198",
+                                TIME_LIMIT_S);
+    const cJSON *inside = record_at(report, "managed_sparse", NULL, 0);
+    assert_point(inside, "um_htod_bytes", 37 * BLOCK);
+    assert_point(inside, "um_htod_migrations", 5 * 2 + 32 * 3);
+    cJSON_Delete(report);
+
+    /* A word every 47 KiB of 430,376 bytes (106 pages): 9 words in big pages 0-5 of the input's
+     * block; 96 of the 128 pages 0-127 grown, more than 51%: the 128 move (measured: 524,288). */
+    report = gpu_test_run_model("--variant managed_sparse --n 107594 --stride_kib 47",
+                                TIME_LIMIT_S);
+    assert_point(record_at(report, "managed_sparse", NULL, 0), "um_htod_bytes", 128 * PAGE);
+    cJSON_Delete(report);
 }
 
 static void ping_pong_moves_every_page_both_ways(void **state)
@@ -123,6 +173,18 @@ static void ping_pong_moves_every_page_both_ways(void **state)
     assert_point(record, "um_htod_bytes", 3 * 32 * MIB);
     assert_point(record, "um_dtoh_bytes", 2 * 32 * MIB);
     cJSON_Delete(report);
+
+    /* One float: a first touch moves its 64 KiB big page, and so does every move after it until
+     * the driver may mark the page thrashing, after its 5th move: 3 rounds (5 moves) move 64 KiB
+     * each time; 4 rounds add a 6th and 7th move of 64 KiB or of the one page. */
+    report = gpu_test_run_model("--variant ping_pong --n 1 --sweep rounds=3,4", TIME_LIMIT_S);
+    const cJSON *three = record_at(report, "ping_pong", "rounds", 3);
+    assert_point(three, "um_htod_bytes", 3 * BLOCK);
+    assert_point(three, "um_dtoh_bytes", 2 * BLOCK);
+    const cJSON *four = record_at(report, "ping_pong", "rounds", 4);
+    assert_range(four, "um_htod_bytes", 3 * BLOCK + PAGE, 4 * BLOCK);
+    assert_range(four, "um_dtoh_bytes", 2 * BLOCK + PAGE, 3 * BLOCK);
+    cJSON_Delete(report);
 }
 
 int main(void)
@@ -130,6 +192,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nothing_moves_for_zero_copy_or_resident_pages),
         cmocka_unit_test(a_first_touch_moves_every_page_once),
+        cmocka_unit_test(a_small_input_moves_its_power_of_two_run),
         cmocka_unit_test(a_sparse_word_moves_its_block),
         cmocka_unit_test(ping_pong_moves_every_page_both_ways),
     };
