@@ -4,8 +4,10 @@
 #   sh embed_kernels.sh OUTPUT.c NVCC KERNELS.cu LAB_DIRECTORY "ARCHITECTURES" [nvcc options]
 #
 # Compiles KERNELS.cu with nvcc -fatbin (device code only; -Xptxas -v, so ptxas reports each
-# kernel's registers and spills) for ARCHITECTURES ("75;80;90" or "75 80 90"), with
-# LAB_DIRECTORY as the include path, as the harness compiles a --kernels file (common/kernels.c).
+# kernel's registers and spills; -compress-mode=none, so the cubins stay plain ELF whose
+# kernels' machine code the access model reads, common/kernels.c) for ARCHITECTURES
+# ("75;80;90" or "75 80 90"), with LAB_DIRECTORY as the include path, as the harness compiles a
+# --kernels file (common/kernels.c).
 # OUTPUT.c then defines ml_lab_kernels (common/kernels.h): the fatbin's bytes, what ptxas
 # printed, and where the kernels came from. Plain POSIX sh, od and sed, so that CMake and make
 # can both run it.
@@ -34,7 +36,7 @@ trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 
 # shellcheck disable=SC2086 # gencode is words on purpose
-if ! "$nvcc" -fatbin -lineinfo -Xptxas -v -I"$lab_directory" $gencode "$@" \
+if ! "$nvcc" -fatbin -lineinfo -compress-mode=none -Xptxas -v -I"$lab_directory" $gencode "$@" \
     -o "$work/kernels.fatbin" "$source" >"$work/ptxas.txt" 2>&1; then
     cat "$work/ptxas.txt" >&2
     echo "embed_kernels.sh: compiling $source failed" >&2

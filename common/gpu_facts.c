@@ -11,27 +11,76 @@
 /* SM counts, threads per SM, L2 sizes and the unified L1 / shared memory per SM are NVIDIA's
  * published figures (whitepapers, datasheets and the CUDA programming guide's table of compute
  * capabilities), and what cudaDeviceProp reports on the parts we ran. The H100's and H200's
- * 64-byte DRAM fill was measured with memlab: the runs are in lab 04's instructor notes, not
- * here, since students measure it themselves. */
+ * 64-byte DRAM fill (the driver's default L2 fetch granularity) was measured with memlab: the
+ * runs are in lab 04's instructor notes, not here, since students measure it themselves.
+ *
+ * The DRAM floor (what a launch reads besides its data, code and constant bank) and the dirty
+ * L2 were measured on an H200 (CUDA 13.0, driver 580) by tests/model_census.sh, seed 1001
+ * (2026-11; 90 runs of every lab at random sizes, and coalescing at n = 1 to 100000; the
+ * counters dram__bytes_read.sum and dram__bytes_write.sum, which read in multiples of 256
+ * bytes), and on an H100 by the instructor notes' runs (handouts/figures/data):
+ *   floor: of the 106 records of labs 02, 04 and 06 on the H200 whose data are under 3 MB, 82
+ *   read 1.68 to 2.30 KB beyond data, code and constant bank and 13 more 2.32 to 2.6 KB (within
+ *   1% of the range's high end at their sizes); the other 11, matrix multiplies of thin or
+ *   ragged shapes and a broadcast of 4.4 M elements, 3 to 12 KB (75 KB once, coarsened at
+ *   2210 x 59 x 2179), which nothing here places. The table takes 1.625 to 2.25 KiB, which
+ *   keeps a launch of a few KB to a range of at most 1.25 (a wider one says nothing), and 128
+ *   bytes for each 2 MiB page a launch spans past 8 MiB, for its page-table walks (288 MB in and
+ *   out read 16 to 22 KB beyond their data);
+ *   dirty L2: the kernels of labs 04 and 06 whose reads pass at most as many of the L2's lines
+ *   as they write, with outputs of 25 to 910 MB, left 15.9 to 29.6 MB of the output unwritten
+ *   on the H200 (22.8 to 24.4 MB but for the AoS copy's scalar stores at 537 to 910 MB, 15.9 to
+ *   19.4, and three 288 MB copies, 21.3 to 29.6): 15.5 to 30 MB; on the H100, with outputs of
+ *   67 to 537 MB, 14.5 to 25.3 MB (the AoS copy's 14.5, broadcast's 25.3): 14 to 25.5 MB, which
+ *   holds DESIGN.md's 18.8 to 21.5 MB of a 256 MiB output. Outputs of up to 17.6 MB whose reads
+ *   and writes fit in 0.7 of the L2 wrote 0 to 1.1% of their bytes;
+ *   traffic: strided gathers that pass more lines through the L2 than they write kept less,
+ *   their output's share of the lines times 0.72 to 1.11 of the L2's bytes (H100, strides 2 to
+ *   32 floats, 2 to 32 times the output's lines: the share grows as the gather thins; H200,
+ *   strides 9, 33 and 127: 0.73, 1.09 and 1.04): 0.7 to 1.1.
+ * The H100's floor and traffic shares are the H200's (the same GH100 chip and driver), its
+ * floor not measured on it. A GPU measured for none of these gets a floor of 0 to 4 KiB (a
+ * guess, stated as a range) and the wide statement of the dirty L2. */
+#define FLOOR_NOT_MEASURED .dram_floor_low_bytes = 0, .dram_floor_high_bytes = 4 * KIB, \
+                           .dram_floor_page_bytes = 128
+#define HOPPER_FLOOR .dram_floor_low_bytes = 1.625 * KIB, .dram_floor_high_bytes = 2.25 * KIB, \
+                     .dram_floor_page_bytes = 128
+#define HOPPER_TRAFFIC .l2_traffic_low_share = 0.7, .l2_traffic_high_share = 1.1
 static const ml_gpu_facts known_gpus[] = {
-    {"h100", "H100", 9, 0, 132, 2048, 50 * MIB, 256 * KIB, 64,
-     "H100 SXM5 80GB: 132 SMs and 50 MiB of L2 as cudaDeviceProp reports them; 64-byte DRAM "
-     "fills measured with memlab on an H100 (CUDA 13.0)"},
-    {"h200", "H200", 9, 0, 132, 2048, 60 * MIB, 256 * KIB, 64,
-     "H200 SXM 141GB: 132 SMs and 60 MiB of L2 as cudaDeviceProp reports them; 64-byte DRAM "
-     "fills measured with memlab on an H200 (CUDA 13.0)"},
-    {"a100", "A100", 8, 0, 108, 2048, 40 * MIB, 192 * KIB, 32,
-     "A100 SXM4: 108 SMs and 40 MiB of L2 (NVIDIA A100 whitepaper); DRAM fill not measured: the "
-     "32-byte sector assumed"},
-    {"l4", "L4", 8, 9, 58, 1536, 48 * MIB, 128 * KIB, 32,
-     "L4: 58 SMs and 48 MiB of L2 (NVIDIA L4 datasheet); DRAM fill not measured: the 32-byte "
-     "sector assumed"},
-    {"t4", "T4", 7, 5, 40, 1024, 4 * MIB, 96 * KIB, 32,
-     "T4: 40 SMs and 4 MiB of L2 (NVIDIA Turing whitepaper); DRAM fill not measured: the 32-byte "
-     "sector assumed"},
-    {"rtx4090", "RTX 4090", 8, 9, 128, 1536, 72 * MIB, 128 * KIB, 32,
-     "GeForce RTX 4090: 128 SMs and 72 MiB of L2 (NVIDIA Ada whitepaper); DRAM fill not "
-     "measured: the 32-byte sector assumed"},
+    {.name = "h100", .device_name = "H100", .compute_major = 9, .compute_minor = 0,
+     .sm_count = 132, .threads_per_sm = 2048, .l2_bytes = 50 * MIB, .l1_bytes = 256 * KIB,
+     .dram_fill_bytes = 64, .dram_fill_high_bytes = 64, HOPPER_FLOOR,
+     .l2_dirty_low_bytes = 14.0e6, .l2_dirty_high_bytes = 25.5e6, HOPPER_TRAFFIC,
+     .source = "H100 SXM5 80GB: 132 SMs and 50 MiB of L2 as cudaDeviceProp reports them; 64-byte "
+               "DRAM fills (the default L2 fetch granularity) and the output the L2 still holds "
+               "measured with memlab on an H100 (CUDA 13.0); the DRAM floor is the H200's"},
+    {.name = "h200", .device_name = "H200", .compute_major = 9, .compute_minor = 0,
+     .sm_count = 132, .threads_per_sm = 2048, .l2_bytes = 60 * MIB, .l1_bytes = 256 * KIB,
+     .dram_fill_bytes = 64, .dram_fill_high_bytes = 64, HOPPER_FLOOR,
+     .l2_dirty_low_bytes = 15.5e6, .l2_dirty_high_bytes = 30.0e6, HOPPER_TRAFFIC,
+     .source = "H200 SXM 141GB: 132 SMs and 60 MiB of L2 as cudaDeviceProp reports them; 64-byte "
+               "DRAM fills (the default L2 fetch granularity), the DRAM floor of a launch and "
+               "the output the L2 still holds measured with memlab on an H200 (CUDA 13.0)"},
+    {.name = "a100", .device_name = "A100", .compute_major = 8, .compute_minor = 0,
+     .sm_count = 108, .threads_per_sm = 2048, .l2_bytes = 40 * MIB, .l1_bytes = 192 * KIB,
+     .dram_fill_bytes = 32, .dram_fill_high_bytes = 32, FLOOR_NOT_MEASURED,
+     .source = "A100 SXM4: 108 SMs and 40 MiB of L2 (NVIDIA A100 whitepaper); DRAM fill, floor "
+               "and dirty L2 not measured: the 32-byte sector assumed"},
+    {.name = "l4", .device_name = "L4", .compute_major = 8, .compute_minor = 9,
+     .sm_count = 58, .threads_per_sm = 1536, .l2_bytes = 48 * MIB, .l1_bytes = 128 * KIB,
+     .dram_fill_bytes = 32, .dram_fill_high_bytes = 32, FLOOR_NOT_MEASURED,
+     .source = "L4: 58 SMs and 48 MiB of L2 (NVIDIA L4 datasheet); DRAM fill, floor and dirty L2 "
+               "not measured: the 32-byte sector assumed"},
+    {.name = "t4", .device_name = "T4", .compute_major = 7, .compute_minor = 5,
+     .sm_count = 40, .threads_per_sm = 1024, .l2_bytes = 4 * MIB, .l1_bytes = 96 * KIB,
+     .dram_fill_bytes = 32, .dram_fill_high_bytes = 32, FLOOR_NOT_MEASURED,
+     .source = "T4: 40 SMs and 4 MiB of L2 (NVIDIA Turing whitepaper); DRAM fill, floor and dirty "
+               "L2 not measured: the 32-byte sector assumed"},
+    {.name = "rtx4090", .device_name = "RTX 4090", .compute_major = 8, .compute_minor = 9,
+     .sm_count = 128, .threads_per_sm = 1536, .l2_bytes = 72 * MIB, .l1_bytes = 128 * KIB,
+     .dram_fill_bytes = 32, .dram_fill_high_bytes = 32, FLOOR_NOT_MEASURED,
+     .source = "GeForce RTX 4090: 128 SMs and 72 MiB of L2 (NVIDIA Ada whitepaper); DRAM fill, "
+               "floor and dirty L2 not measured: the 32-byte sector assumed"},
 };
 #define KNOWN_GPU_COUNT (int)(sizeof known_gpus / sizeof known_gpus[0])
 
@@ -75,21 +124,54 @@ const ml_gpu_facts *ml_gpu_facts_at(int i)
 ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
                                     int compute_minor, int sm_count, double l2_bytes)
 {
-    ml_gpu_facts facts = {"device", device_name, compute_major, compute_minor, sm_count, 2048,
-                          l2_bytes, 128 * KIB, 32,
-                          "this device: SMs and L2 from the runtime; not in memlab's table: "
-                          "2048 threads per SM, 128 KiB of L1 and the 32-byte sector as DRAM "
-                          "fill assumed"};
+    ml_gpu_facts facts = {.name = "device", .device_name = device_name,
+                          .compute_major = compute_major, .compute_minor = compute_minor,
+                          .sm_count = sm_count, .threads_per_sm = 2048, .l2_bytes = l2_bytes,
+                          .l1_bytes = 128 * KIB, .dram_fill_bytes = 32, .dram_fill_high_bytes = 32,
+                          FLOOR_NOT_MEASURED,
+                          .source = "this device: SMs and L2 from the runtime; not in memlab's "
+                                    "table: 2048 threads per SM, 128 KiB of L1 and the 32-byte "
+                                    "sector as DRAM fill assumed, the DRAM floor and the L2's "
+                                    "dirty lines not measured"};
     for (int i = 0; i < KNOWN_GPU_COUNT; i++) {
-        if (contains_word(device_name, known_gpus[i].device_name)) {
-            facts.threads_per_sm = known_gpus[i].threads_per_sm;
-            facts.l1_bytes = known_gpus[i].l1_bytes;
-            facts.dram_fill_bytes = known_gpus[i].dram_fill_bytes;
-            facts.source = known_gpus[i].source;
+        const ml_gpu_facts *known = &known_gpus[i];
+        if (contains_word(device_name, known->device_name)) {
+            facts.threads_per_sm = known->threads_per_sm;
+            facts.l1_bytes = known->l1_bytes;
+            facts.dram_fill_bytes = known->dram_fill_bytes;
+            facts.dram_fill_high_bytes = known->dram_fill_high_bytes;
+            facts.dram_floor_low_bytes = known->dram_floor_low_bytes;
+            facts.dram_floor_high_bytes = known->dram_floor_high_bytes;
+            facts.dram_floor_page_bytes = known->dram_floor_page_bytes;
+            facts.l2_dirty_low_bytes = known->l2_dirty_low_bytes;
+            facts.l2_dirty_high_bytes = known->l2_dirty_high_bytes;
+            facts.l2_traffic_low_share = known->l2_traffic_low_share;
+            facts.l2_traffic_high_share = known->l2_traffic_high_share;
+            facts.source = known->source;
             break;
         }
     }
     return facts;
+}
+
+void ml_dram_fills_of_limit(unsigned limit, unsigned *fill_bytes, unsigned *fill_high_bytes)
+{
+    if (limit == 0)
+        return;
+    if (limit < 64) {
+        *fill_bytes = *fill_high_bytes = 32;    /* a fill is whole sectors: 32 below 64 */
+    } else if (limit == 64 || limit >= 128) {
+        *fill_bytes = *fill_high_bytes = limit >= 128 ? 128 : 64;
+    } else {
+        *fill_bytes = 64;       /* not measured: from two sectors to a whole line */
+        *fill_high_bytes = 128;
+    }
+}
+
+void ml_gpu_facts_set_fetch_granularity(ml_gpu_facts *facts, size_t limit)
+{
+    ml_dram_fills_of_limit(limit > 128 ? 128 : (unsigned)limit, &facts->dram_fill_bytes,
+                           &facts->dram_fill_high_bytes);
 }
 
 void ml_model_gpu_set(const ml_gpu_facts *gpu)

@@ -1191,6 +1191,14 @@ static int open_device(lab_run *run)
                                                properties->minor,
                                                properties->multiProcessorCount,
                                                (double)properties->l2CacheSize);
+    /* An L2 miss reads the L2's fetch granularity from DRAM: a driver setting (64 bytes by
+     * default on the H100 and H200), read here, not taken from the table. A driver that does
+     * not report it leaves the table's fill. */
+    size_t fetch_granularity = 0;
+    if (cudaDeviceGetLimit(&fetch_granularity, cudaLimitMaxL2FetchGranularity) == cudaSuccess)
+        ml_gpu_facts_set_fetch_granularity(&run->device_facts, fetch_granularity);
+    else
+        cudaGetLastError();
     ml_model_gpu_set(&run->device_facts);
     report->model_gpu = ml_model_gpu();
     return RUN_GOES_ON;

@@ -34,6 +34,11 @@ static struct {
     char origin[PATH_SIZE];
     spill_row spills[MAX_SPILL_ROWS];
     int spill_count;
+    /* Its bytes (a fatbin or a cubin), for the sizes of its kernels' machine code: the
+     * embedded image's, or a copy of what was loaded from a file or compiled (binary_copy). */
+    const unsigned char *binary;
+    size_t binary_bytes;
+    unsigned char *binary_copy;
 } loaded;
 
 static int fail(char *error, size_t error_size, const char *format, ...)
@@ -933,7 +938,10 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
         return -1;
     }
 
-    char *compile_options[] = {"-lineinfo", "-Xptxas", "-v", "-o", (char *)fatbin_path, NULL};
+    /* -compress-mode=none: the cubins stay plain ELF, whose kernels' machine code the model
+     * reads (ml_kernels_code_bytes), as the build's embed step does (embed_kernels.sh). */
+    char *compile_options[] = {"-lineinfo", "-compress-mode=none", "-Xptxas", "-v", "-o",
+                               (char *)fatbin_path, NULL};
     char *argv[48];
     nvcc_command(&folder, "-fatbin", gencode, gencode_count, 0, compile_options, argv, 48);
     /* What the compiler prints is capped: a file of #pragma messages cannot fill the disk. */
@@ -1009,6 +1017,16 @@ void ml_kernels_default_architectures(const ml_kernel_image *image, int device, 
         snprintf(architectures, size, "%s", image->architectures);
 }
 
+/* Keeps the loaded module's bytes for ml_kernels_code_bytes: data (size bytes), which the caller
+ * hands over when owned (a file read or a compile's output), else borrows (the embedded image). */
+static void keep_binary(const void *data, size_t bytes, int owned)
+{
+    free(loaded.binary_copy);
+    loaded.binary_copy = owned ? (unsigned char *)data : NULL;
+    loaded.binary = (const unsigned char *)data;
+    loaded.binary_bytes = data != NULL ? bytes : 0;
+}
+
 static int load_library(const void *data, const char *path, char *error, size_t error_size)
 {
     cudaError_t status = data != NULL
@@ -1025,6 +1043,7 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
     if (path == NULL) {
         snprintf(loaded.origin, sizeof loaded.origin, "%s", image->source);
         read_spills(image->ptxas_log);
+        keep_binary(image->fatbin, image->fatbin_bytes, 0);
         return load_library(image->fatbin, NULL, error, error_size);
     }
     snprintf(loaded.origin, sizeof loaded.origin, "%s", path);
@@ -1034,6 +1053,9 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
         char *log = read_file(log_path, NULL);
         read_spills(log);
         free(log);
+        size_t bytes = 0;
+        char *binary = read_file(path, &bytes);
+        keep_binary(binary, bytes, 1);
         return load_library(NULL, path, error, error_size);
     }
     char architecture[16], work[PATH_SIZE], fatbin[PATH_SIZE + 16], log_path[PATH_SIZE + 32];
@@ -1052,7 +1074,7 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
         read_spills(log);
         status = data != NULL ? load_library(data, NULL, error, error_size)
                               : fail(error, error_size, "cannot read %s", fatbin);
-        free(data);
+        keep_binary(data, bytes, 1); /* kept, and freed by the next keep_binary */
         free(log);
     }
     remove_directory(work);
@@ -1084,6 +1106,181 @@ void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_b
             return;
         }
     }
+}
+
+/* ---- the kernels' machine code ------------------------------------------------------------
+ *
+ * A fatbin is a header (magic 0xBA55ED50, a 16-bit version, a 16-bit header size, a 64-bit size
+ * of what follows) and entries, each a header (16-bit kind: 1 PTX, 2 ELF; 32-bit header size at
+ * 4; 64-bit payload size at 8; the SM it is for, 32-bit, at 28; 64-bit flags at 40, 0x2000 for a
+ * compressed payload) and its payload; a fatbin file may hold several such headers one after
+ * another. An ELF entry is a cubin: a 64-bit little-endian ELF whose section .text.NAME holds
+ * kernel NAME's machine code and .nv.constant0.NAME its constant bank 0 (the driver's constants
+ * and the launch's parameters). Every offset and size is checked against the buffer: the bytes
+ * may be a student's --kernels file. */
+
+#define FATBIN_MAGIC 0xBA55ED50u
+#define FATBIN_KIND_ELF 2
+#define FATBIN_FLAG_COMPRESSED 0x2000u
+#define FATBIN_ENTRY_MIN_HEADER 48
+
+static uint64_t read_le(const unsigned char *at, int bytes)
+{
+    uint64_t value = 0;
+    for (int i = bytes - 1; i >= 0; i--)
+        value = value << 8 | at[i];
+    return value;
+}
+
+/* 1 if [offset, offset + size) lies inside a buffer of `bytes`. */
+static int inside(uint64_t offset, uint64_t size, size_t bytes)
+{
+    return offset <= bytes && size <= bytes - offset;
+}
+
+static int is_elf64(const unsigned char *elf, size_t bytes)
+{
+    return bytes >= 64 && memcmp(elf, "\177ELF", 4) == 0 && elf[4] == 2 /* 64-bit */ &&
+           elf[5] == 1 /* little-endian */;
+}
+
+/* The SM a cubin is for: ELF ABI version 8 and later (CUDA 12.8 on) keep it in bits 8-15 of
+ * e_flags, earlier ones in bits 0-7. -1 if not a cubin. */
+static int cubin_architecture(const unsigned char *elf, size_t bytes)
+{
+    if (!is_elf64(elf, bytes))
+        return -1;
+    uint32_t flags = (uint32_t)read_le(elf + 0x30, 4);
+    return elf[8] >= 8 ? (int)(flags >> 8 & 0xff) : (int)(flags & 0xff);
+}
+
+/* The sizes of sections .text.NAME and .nv.constant0.NAME of a cubin: 0 when the first is found,
+ * -1 otherwise (a constant bank not found counts 0). */
+static int cubin_kernel(const unsigned char *elf, size_t bytes, const char *name, double *code,
+                        double *constants)
+{
+    if (!is_elf64(elf, bytes))
+        return -1;
+    uint64_t section_table = read_le(elf + 0x28, 8);
+    unsigned entry_size = (unsigned)read_le(elf + 0x3a, 2);
+    unsigned count = (unsigned)read_le(elf + 0x3c, 2);
+    unsigned names_index = (unsigned)read_le(elf + 0x3e, 2);
+    if (entry_size < 64 || names_index >= count ||
+        !inside(section_table, (uint64_t)entry_size * count, bytes))
+        return -1;
+    const unsigned char *names_header = elf + section_table + (uint64_t)entry_size * names_index;
+    uint64_t names = read_le(names_header + 0x18, 8), names_size = read_le(names_header + 0x20, 8);
+    if (!inside(names, names_size, bytes))
+        return -1;
+    int found = -1;
+    double constant_bytes = 0;
+    size_t name_length = strlen(name);
+    for (unsigned i = 0; i < count; i++) {
+        const unsigned char *header = elf + section_table + (uint64_t)entry_size * i;
+        uint64_t name_offset = read_le(header, 4), size = read_le(header + 0x20, 8);
+        if (name_offset >= names_size)
+            continue;
+        const char *section = (const char *)elf + names + name_offset;
+        size_t room = (size_t)(names_size - name_offset);
+        const char *prefix = NULL;
+        if (room > 6 + name_length && strncmp(section, ".text.", 6) == 0)
+            prefix = ".text.";
+        else if (room > 14 + name_length && strncmp(section, ".nv.constant0.", 14) == 0)
+            prefix = ".nv.constant0.";
+        if (prefix == NULL)
+            continue;
+        const char *kernel = section + strlen(prefix);
+        if (strncmp(kernel, name, name_length) != 0 || kernel[name_length] != '\0')
+            continue;
+        if (prefix[1] == 't') {
+            *code = (double)size;
+            found = 0;
+        } else {
+            constant_bytes = (double)size;
+        }
+    }
+    if (found == 0)
+        *constants = constant_bytes;
+    return found;
+}
+
+/* Calls visit(cubin, bytes, its SM, context) for each uncompressed cubin of a fatbin, or for
+ * the buffer itself when it is a cubin. */
+static void each_cubin(const unsigned char *binary, size_t bytes,
+                       void (*visit)(const unsigned char *, size_t, int, void *), void *context)
+{
+    if (is_elf64(binary, bytes)) {
+        visit(binary, bytes, cubin_architecture(binary, bytes), context);
+        return;
+    }
+    for (uint64_t at = 0; inside(at, 16, bytes) && read_le(binary + at, 4) == FATBIN_MAGIC;) {
+        uint64_t header_size = read_le(binary + at + 6, 2), size = read_le(binary + at + 8, 8);
+        if (header_size < 16 || size > bytes || !inside(at, header_size + size, bytes))
+            return;     /* (size checked first: header_size + size must not wrap around) */
+        uint64_t end = at + header_size + size;
+        for (uint64_t entry = at + header_size; inside(entry, FATBIN_ENTRY_MIN_HEADER, end);) {
+            const unsigned char *header = binary + entry;
+            uint64_t kind = read_le(header, 2), entry_header = read_le(header + 4, 4);
+            uint64_t payload = read_le(header + 8, 8);
+            if (entry_header < FATBIN_ENTRY_MIN_HEADER ||
+                !inside(entry + entry_header, payload, end))
+                return;
+            const unsigned char *cubin = header + entry_header;
+            if (kind == FATBIN_KIND_ELF && !(read_le(header + 40, 8) & FATBIN_FLAG_COMPRESSED) &&
+                is_elf64(cubin, (size_t)payload))
+                visit(cubin, (size_t)payload, (int)read_le(header + 28, 4), context);
+            entry += entry_header + payload;
+        }
+        at = end;
+    }
+}
+
+/* The cubin the driver runs on an sm_`arch` device: its own, else the newest of the same major
+ * version and no newer minor one. */
+typedef struct {
+    int arch, best_arch;
+    const unsigned char *best;
+    size_t best_bytes;
+} cubin_choice;
+
+static void choose_cubin(const unsigned char *cubin, size_t bytes, int arch, void *context)
+{
+    cubin_choice *choice = (cubin_choice *)context;
+    if (arch <= 0 || arch / 10 != choice->arch / 10 || arch > choice->arch ||
+        arch <= choice->best_arch)
+        return;
+    choice->best = cubin;
+    choice->best_bytes = bytes;
+    choice->best_arch = arch;
+}
+
+int ml_kernels_code_bytes_in(const void *binary, size_t bytes, const char *name, int arch,
+                             double *code_bytes, double *constant_bytes)
+{
+    *code_bytes = *constant_bytes = 0;
+    if (binary == NULL || name == NULL)
+        return -1;
+    cubin_choice choice = {arch, 0, NULL, 0};
+    each_cubin((const unsigned char *)binary, bytes, choose_cubin, &choice);
+    if (choice.best == NULL)
+        return -1;
+    double code = 0, constants = 0;
+    if (cubin_kernel(choice.best, choice.best_bytes, name, &code, &constants) != 0)
+        return -1;
+    *code_bytes = code;
+    *constant_bytes = constants;
+    return 0;
+}
+
+int ml_kernels_code_bytes(const ml_kernel_image *image, const char *name, int arch,
+                          double *code_bytes, double *constant_bytes)
+{
+    if (loaded.binary != NULL)
+        return ml_kernels_code_bytes_in(loaded.binary, loaded.binary_bytes, name, arch, code_bytes,
+                                         constant_bytes);
+    return ml_kernels_code_bytes_in(image != NULL ? image->fatbin : NULL,
+                                    image != NULL ? image->fatbin_bytes : 0, name, arch,
+                                    code_bytes, constant_bytes);
 }
 
 /* ---- what labs call (memlab.h) ---------------------------------------------------------- */

@@ -104,6 +104,19 @@ void ml_kernels_default_architectures(const ml_kernel_image *image, int device, 
  * sm_90); -1 each when unknown (a .fatbin or .cubin with no .ptxas file beside it). */
 void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_bytes);
 
+/* The bytes of kernel `name`'s machine code (its .text section) and constant bank 0 (the
+ * driver's constants and the launch's parameters) in the cubin for sm_`arch` (90 for sm_90) of
+ * the loaded kernels, or of image's when none are loaded (--model: the program's own kernels,
+ * which a --kernels FILE does not replace there). The cubin is the one the driver would run on
+ * such a device: its own architecture's, else the newest of the same major version below it.
+ * Returns 0, or -1 with both 0 when there is none (a fatbin of PTX only, a compressed one: the
+ * build and --kernels compile with -compress-mode=none) or it has no such kernel. */
+int ml_kernels_code_bytes(const ml_kernel_image *image, const char *name, int arch,
+                          double *code_bytes, double *constant_bytes);
+/* The same, in the bytes of a fatbin or a cubin (bytes long). */
+int ml_kernels_code_bytes_in(const void *binary, size_t bytes, const char *name, int arch,
+                             double *code_bytes, double *constant_bytes);
+
 #ifdef __cplusplus
 }
 #endif

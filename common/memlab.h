@@ -90,12 +90,21 @@ void ml_predict_range(ml_prediction *prediction, const char *alias, double low, 
  * for a percentage). The census counts it a prediction when high is at most 5% of against. */
 void ml_predict_residue(ml_prediction *prediction, const char *alias, double high, double against,
                         const char *reason);
-/* dram_write_bytes of a kernel that writes output_bytes (in whole sectors): writes reach DRAM
- * when the L2 evicts them, so some of the output may still be dirty when the kernel's range
- * closes: at most half the L2's size, measured on the H100 and H200 (48% of the L2 at most,
- * for a kernel that reads almost nothing; less for one that also streams its input through it).
- * A range from output_bytes less half the model GPU's L2 to output_bytes. */
+/* dram_write_bytes of a kernel that writes output_bytes (in whole sectors) and reads no more
+ * than that from DRAM: ml_predict_dram_writes_after(prediction, output_bytes, output_bytes). */
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
+/* dram_write_bytes of a kernel that writes output_bytes (in whole sectors) while its DRAM reads
+ * fill read_line_bytes of the L2's 128-byte lines (a gather that reads 4 bytes of each line
+ * fills whole lines of it). The L2 writes a dirty line to DRAM only when it evicts it, so
+ * what it still holds when the kernel's range closes is never written in it. While the
+ * kernel's lines (read_line_bytes + output_bytes) fit in the L2's traffic capacity
+ * (ml_gpu_facts.l2_traffic_*), nothing is evicted: a residue from zero, at most 5% of the
+ * output (measured: 1.1% at most). Past it the L2 keeps at most l2_dirty_* bytes of the output,
+ * and no more than the capacity's share of the output in the traffic: a range from the output
+ * less the most it keeps to the output less the least. For a GPU whose dirty L2 is not
+ * measured, from the output less half the L2 to the output. */
+void ml_predict_dram_writes_after(ml_prediction *prediction, double output_bytes,
+                                  double read_line_bytes);
 
 typedef struct ml_variant ml_variant;
 typedef struct ml_family ml_family;
@@ -160,6 +169,23 @@ typedef struct {
 long long ml_size(const ml_problem *problem, const char *name);
 /* The variant's own constants (its table entry's .constants), as its family's struct. */
 #define ML_CONSTANTS(type, problem) ((const type *)(problem)->variant->constants)
+
+/* The bytes of the variant's kernel's machine code, and in constant_bytes (NULL: not wanted)
+ * its constant bank 0, for the model GPU's architecture (the cubin the driver runs there), from
+ * the loaded kernels or, under --model, the program's own (ml_kernels_code_bytes, kernels.h).
+ * 0 and 0 when the kernels hold no cubin for it, or the variant has no kernel. */
+double ml_kernel_code_bytes(const ml_problem *problem, double *constant_bytes);
+/* dram_read_bytes of one launch of the variant's kernel whose data reads are data_low to
+ * data_high bytes (a point when equal; data_reason says why not, NULL for a point), touching
+ * span_bytes of memory (its buffers). To the data it adds the launch's floor: the kernel's
+ * machine code and constant bank, which the harness's L2 flush leaves in DRAM, and what the
+ * model GPU's table says a launch reads besides (page-table walks: dram_floor_* of
+ * ml_gpu_facts, and at the high end the page term for each 2 MiB of span_bytes past the first
+ * 8 MiB, which the measured floor covers). Where the code is
+ * unknown (ml_kernel_code_bytes 0) the floor is a range from none of it to 32 KiB. Always a
+ * range, with a reason that says what the floor is. */
+void ml_predict_dram_reads(ml_prediction *prediction, const ml_problem *problem, double data_low,
+                           double data_high, double span_bytes, const char *data_reason);
 
 /* Threads per block of a kernel: x by y (y 0 means 1: a one-dimensional block). */
 typedef struct {

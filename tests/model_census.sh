@@ -113,8 +113,9 @@ draw_coalescing() {
   uniform 1 1024; pick 1 2 3 5 7 9 13 17 31 33 64 127 "$value"; local stride=$value
   local limit=$(( (1 << 30) / stride )); (( limit > 134217728 )) && limit=134217728
   awkward 1 "$limit"; local n=$value
-  uniform 0 1024; pick 0 1 3 8 31 33 "$value"
-  arguments="--variant all --n $n --stride $stride --offset $value"
+  uniform 0 1024; pick 0 1 3 8 31 33 "$value"; local offset=$value
+  pick 0 0 32 64 128
+  arguments="--variant all --n $n --stride $stride --offset $offset --l2_fetch $value"
 }
 draw_bank_conflicts() {
   awkward 1 12000; local rows=$value

@@ -342,9 +342,13 @@ static double share_of_n(long long blocks, long long block_columns)
  *   least a block row. That is the low end of a range whose high end reads N once more, as the
  *   waves' blocks fall out of step.
  * Between the two (M and N over the L2, N alone under it), a range from once to the high end
- * for a larger N. The instructor notes compare these predictions with measured bytes. */
-static void predict_dram_reads(long long m, long long k, long long n, const block_tile *tile,
-                               int in_step_blocks_per_sm, ml_prediction *prediction)
+ * for a larger N. The instructor notes compare these predictions with measured bytes. To each,
+ * ml_predict_dram_reads adds what every launch reads besides its data: the kernel's machine
+ * code and constants (the L2 flush leaves them in DRAM: 2 KB for tiled16 to 17.5 KB for
+ * coarsened on sm_90, the larger part of what a small multiply reads) and page-table walks. */
+static void predict_dram_reads(const ml_problem *problem, long long m, long long k, long long n,
+                               const block_tile *tile, int in_step_blocks_per_sm,
+                               ml_prediction *prediction)
 {
     const ml_gpu_facts *gpu = ml_model_gpu();
     double m_bytes = whole_sectors((double)m * k * sizeof(float));
@@ -362,18 +366,19 @@ static void predict_dram_reads(long long m, long long k, long long n, const bloc
     } else {
         outgrown_low = outgrown_high = m_bytes + n_bytes * (double)block_rows;
     }
+    double span = m_bytes + n_bytes + whole_sectors((double)m * n * sizeof(float));
     if (once <= gpu->l2_bytes)
-        ml_predict(prediction, "dram_read_bytes", once);
+        ml_predict_dram_reads(prediction, problem, once, once, span, NULL);
     else if (n_bytes < gpu->l2_bytes)
-        ml_predict_range(prediction, "dram_read_bytes", once, outgrown_high,
-                         "M and N outgrow the L2 but N alone does not: N is read from once to "
-                         "as often as if it outgrew the L2 too");
+        ml_predict_dram_reads(prediction, problem, once, outgrown_high, span,
+                              "M and N outgrow the L2 but N alone does not: N is read from once "
+                              "to as often as if it outgrew the L2 too");
     else if (in_step_blocks_per_sm > 0)
-        ml_predict_range(prediction, "dram_read_bytes", outgrown_low, outgrown_high,
-                         "N is read once per wave of resident blocks, and up to once more as the "
-                         "waves' blocks fall out of step");
+        ml_predict_dram_reads(prediction, problem, outgrown_low, outgrown_high, span,
+                              "N is read once per wave of resident blocks, and up to once more "
+                              "as the waves' blocks fall out of step");
     else
-        ml_predict(prediction, "dram_read_bytes", outgrown_low);
+        ml_predict_dram_reads(prediction, problem, outgrown_low, outgrown_low, span, NULL);
 }
 
 static void predict_loads(const ml_global_totals *loads, ml_prediction *prediction)
@@ -397,7 +402,8 @@ static void predict_naive(const ml_problem *problem, ml_prediction *prediction)
     predict_loads(&loads, prediction);
     /* With no shared memory and few registers, only threads bound naive's blocks per SM. */
     int blocks_per_sm = ml_model_gpu()->threads_per_sm / (NAIVE_BLOCK_WIDTH * NAIVE_BLOCK_WIDTH);
-    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), blocks_per_sm, prediction);
+    predict_dram_reads(problem, m, k, n, ML_CONSTANTS(block_tile, problem), blocks_per_sm,
+                       prediction);
 }
 
 static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
@@ -416,7 +422,7 @@ static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
     /* Blocks not in step: N again per block row. */
-    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), 0, prediction);
+    predict_dram_reads(problem, m, k, n, ML_CONSTANTS(block_tile, problem), 0, prediction);
     ml_predict(prediction, "shared_load_transactions", predict_tiled_shared(m, k, n, width));
 }
 
@@ -432,7 +438,8 @@ static void predict_coarsened(const ml_problem *problem, ml_prediction *predicti
     add_tile_reads(&m_reads, &loads);
     add_tile_reads(&n_reads, &loads);
     predict_loads(&loads, prediction);
-    predict_dram_reads(m, k, n, ML_CONSTANTS(block_tile, problem), CO_BLOCKS_PER_SM, prediction);
+    predict_dram_reads(problem, m, k, n, ML_CONSTANTS(block_tile, problem), CO_BLOCKS_PER_SM,
+                       prediction);
     ml_predict(prediction, "shared_load_transactions", predict_coarsened_shared(m, k, n));
 }
 

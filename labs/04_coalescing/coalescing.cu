@@ -8,9 +8,14 @@
  *   offset     out[i] = in[i + offset]
  *   broadcast  out[i] = in[i / 32]
  *
+ * An L2 miss reads the L2's fetch granularity from DRAM, not one sector: a driver setting
+ * (cudaLimitMaxL2FetchGranularity), read at run time (64 bytes by default on the GPUs whose
+ * fills memlab has measured: common/gpu_facts.c), which --l2_fetch sets before the kernels run.
+ *
  * Build:  ./memlab run coalescing --help     (or: make -f Makefile.labs coalescing)
  * Try:    coalescing --variant strided --sweep stride=1:32
  *         coalescing --variant offset --sweep offset=0:32
+ *         coalescing --variant strided --stride 17 --sweep l2_fetch=32,64,128
  *         coalescing --model                 (predictions only, no GPU)
  */
 #include <math.h>
@@ -25,7 +30,19 @@ static const ml_param params[] = {
      .used_by = "strided"},
     {"offset", 1, 0, 1024, "offset: elements the loads are shifted by from an aligned start",
      .used_by = "offset"},
+    {"l2_fetch", 0, 0, 128,
+     "bytes an L2 miss reads from DRAM at most (the driver's L2 fetch granularity), set before "
+     "the kernels run: 32, 64 or 128; 0 leaves the driver's own"},
 };
+
+/* The fetch granularities the driver takes: 0 leaves its own. */
+static const char *check_params(const ml_problem *problem)
+{
+    long long fetch = ml_size(problem, "l2_fetch");
+    if (fetch == 0 || fetch == 32 || fetch == 64 || fetch == 128)
+        return NULL;
+    return "--l2_fetch takes 32, 64 or 128 bytes, or 0 for the driver's own";
+}
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
@@ -122,15 +139,26 @@ static void launch_warp_copy(const ml_problem *problem)
 
 /* ---- predictions: the access model over the warps of the launch ----------------------------- */
 
-/* Bytes the input read brings from DRAM. The L2 is flushed before every run, so each piece of
- * the input the warps touch is read once, in the pieces an L2 miss fills: the model GPU's
- * dram_fill_bytes (gpu_facts.h). Element i + 1 reads at most one step past element i (4 bytes
- * times the stride, 4 bytes, or none): a step shorter than a fill skips no fill, so the fills
- * read are every one from the first element's to the last's; a step of a fill or more puts
- * every element in a fill of its own. */
-static double dram_read_bytes(const copy_state *copy)
+/* The DRAM fills of this run: the L2's fetch granularity, a driver setting. --l2_fetch sets
+ * it; 0 leaves the driver's, which a run reads at start (the model GPU's dram_fill_bytes; the
+ * table's default under --model). ml_dram_fills_of_limit says what each setting fills: 32, 64
+ * or 128 bytes. */
+static void dram_fills(const ml_problem *problem, unsigned *fill_bytes, unsigned *fill_high_bytes)
 {
-    uint64_t fill_bytes = ml_model_gpu()->dram_fill_bytes;
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    *fill_bytes = gpu->dram_fill_bytes;
+    *fill_high_bytes = gpu->dram_fill_high_bytes;
+    ml_dram_fills_of_limit((unsigned)ml_size(problem, "l2_fetch"), fill_bytes, fill_high_bytes);
+}
+
+/* Bytes of the input the copy brings from DRAM in fills of fill_bytes. The L2 is flushed before
+ * every run, so each piece of the input the warps touch is read once, in the pieces an L2 miss
+ * fills. Element i + 1 reads at most one step past element i (4 bytes times the stride, 4
+ * bytes, or none): a step shorter than a fill skips no fill, so the fills read are every one
+ * from the first element's to the last's; a step of a fill or more puts every element in a
+ * fill of its own. With fill_bytes 128: the bytes of the L2's lines the reads fill. */
+static double dram_read_bytes(const copy_state *copy, uint64_t fill_bytes)
+{
     uint64_t step_bytes = (copy->source->source(1, copy->distance) -
                            copy->source->source(0, copy->distance)) * sizeof(float);
     uint64_t fills = copy->n;
@@ -140,8 +168,29 @@ static double dram_read_bytes(const copy_state *copy)
     return (double)fills * fill_bytes;
 }
 
+/* DRAM reads: the input's fills, and the floor every launch reads besides (the kernel's code and
+ * constants, page-table walks: ml_predict_dram_reads). DRAM writes: the output in whole sectors,
+ * less what the L2 still holds dirty when the kernel ends (ml_predict_dram_writes_after), which
+ * depends on how many of the L2's lines the reads pass through it. */
+static void predict_dram(const ml_problem *problem, const copy_state *copy,
+                         ml_prediction *prediction)
+{
+    unsigned fill_bytes, fill_high_bytes;
+    dram_fills(problem, &fill_bytes, &fill_high_bytes);
+    double span = (double)(copy->in_count + copy->n) * sizeof(float);
+    ml_predict_dram_reads(prediction, problem, dram_read_bytes(copy, fill_bytes),
+                          dram_read_bytes(copy, fill_high_bytes), span,
+                          fill_high_bytes > fill_bytes
+                              ? "the input in fills of 64 to 128 bytes (the fetch granularity set "
+                                "between them)"
+                              : NULL);
+    double output_sectors = ceil((double)copy->n * sizeof(float) / ML_SECTOR_BYTES);
+    ml_predict_dram_writes_after(prediction, output_sectors * ML_SECTOR_BYTES,
+                                 dram_read_bytes(copy, 128));
+}
+
 static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,
-                                double dram_read, uint64_t n, ml_prediction *prediction)
+                                ml_prediction *prediction)
 {
     ml_predict(prediction, "gld_efficiency", ml_efficiency_pct(loads));
     ml_predict(prediction, "gst_efficiency", ml_efficiency_pct(stores));
@@ -149,10 +198,6 @@ static void predict_from_totals(const ml_global_totals *loads, const ml_global_t
     ml_predict(prediction, "gst_transactions_per_request", ml_sectors_per_request(stores));
     ml_predict(prediction, "gld_transactions", loads->sectors);
     ml_predict(prediction, "gld_requests", loads->requests);
-    ml_predict(prediction, "dram_read_bytes", dram_read);
-    /* DRAM is written in whole sectors, when the L2 evicts them: a range. */
-    double output_sectors = ceil((double)n * sizeof(float) / ML_SECTOR_BYTES);
-    ml_predict_dram_writes(prediction, output_sectors * ML_SECTOR_BYTES);
 }
 
 /* A one-float-per-thread copy: warp w reads element source_index(i) for its lanes
@@ -180,7 +225,8 @@ static void predict_gather(const ml_problem *problem, ml_prediction *prediction)
         ml_global_totals_add(&loads, &load, repeats[k]);
         ml_global_totals_add(&stores, &store, repeats[k]);
     }
-    predict_from_totals(&loads, &stores, dram_read_bytes(&copy), n, prediction);
+    predict_from_totals(&loads, &stores, prediction);
+    predict_dram(problem, &copy, prediction);
 }
 
 /* The float4 copy: lane i moves 16 bytes at 16 * i, then the first n % 4 lanes of warp 0 move
@@ -208,7 +254,8 @@ static void predict_coalesced(const ml_problem *problem, ml_prediction *predicti
         ml_global_totals_add(&moves, &access, 1.0);
     }
     /* Loads and stores have the same shape. */
-    predict_from_totals(&moves, &moves, dram_read_bytes(&copy), n, prediction);
+    predict_from_totals(&moves, &moves, prediction);
+    predict_dram(problem, &copy, prediction);
 }
 
 /* ---- CPU reference, buffers ---------------------------------------------------------------- */
@@ -242,9 +289,33 @@ static void reference_at(const ml_problem *problem, const size_t *position, size
                                        state->source->source(position[k], state->distance));
 }
 
+/* --l2_fetch: the L2's fetch granularity for this run's kernels (0: the driver's own, read
+ * before the first change, so a sweep that comes back to 0 gets it back). The setting is a hint:
+ * where the driver keeps another value, the run says so, since the predictions assume it. */
+static void set_fetch_granularity(const ml_problem *problem)
+{
+    static size_t driver_default;
+    static int default_read, warned;
+    if (!default_read) {
+        ML_CUDA_CHECK(cudaDeviceGetLimit(&driver_default, cudaLimitMaxL2FetchGranularity));
+        default_read = 1;
+    }
+    long long asked = ml_size(problem, "l2_fetch");
+    size_t wanted = asked > 0 ? (size_t)asked : driver_default, granted = 0;
+    ML_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitMaxL2FetchGranularity, wanted));
+    ML_CUDA_CHECK(cudaDeviceGetLimit(&granted, cudaLimitMaxL2FetchGranularity));
+    if (granted != wanted && !warned) {
+        fprintf(stderr, "coalescing: warning: the driver set the L2 fetch granularity to %zu bytes "
+                        "when asked for %zu; the DRAM predictions assume %zu\n",
+                granted, wanted, wanted);
+        warned = 1;
+    }
+}
+
 static void setup(ml_problem *problem)
 {
     copy_state *state = (copy_state *)problem->state;
+    set_fetch_granularity(problem);
     *state = copy_sizes(problem);
     state->in = (float *)ml_device_buffer(problem, state->in_count * sizeof(float));
     fill_inputs(problem);
@@ -281,6 +352,7 @@ static const ml_lab lab = {
     .num_params = ML_COUNT(params),
     .variants = variants,
     .num_variants = ML_COUNT(variants),
+    .check_params = check_params,
 };
 
 int main(int argc, char **argv)

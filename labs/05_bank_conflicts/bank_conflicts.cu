@@ -166,38 +166,29 @@ static void launch_reads(const ml_problem *problem)
  * The residue. The model counts the conflicts of each warp's own accesses, but the conflict
  * counters also count waits that other blocks' shared accesses cause: where the model counts no
  * conflict they still read a residue, and the wavefronts as many more (wavefronts less the
- * model's count equal the conflicts, in every run recorded). It comes from blocks out of step:
- * one block storing into shared memory while another on the same SM loads from it (not from
- * the L1 traffic of the global loads: loading the tiles with __ldcg, past the L1, left it as it
- * was). How many waits there are depends on when the blocks meet, which a count of accesses
- * does not know, so the model bounds them by what was measured on an H100 and an H200
- * (handouts/instructor/05_bank_conflicts.md has the runs): a conflict-free count is predicted
- * from 0 to the bound, stated against the instructions, and its wavefronts from the model's
- * count to the count plus the bound. Where the model counts conflicts the residue is lost in
- * them (under 2% of them in every run), and the prediction stays a point.
+ * model's count equal the conflicts). It comes from blocks out of step: one block storing into
+ * shared memory while another on the same SM loads from it (not from the L1 traffic of the
+ * global loads: loading the tiles past the L1, with __ldcg, leaves it as it is). How many waits
+ * there are depends on when the blocks meet, which a count of accesses does not know, so the
+ * model states a bound: a conflict-free count is predicted from 0 to the bound, stated against
+ * the instructions, and its wavefronts from the model's count to the count plus the bound.
+ * Where the model counts conflicts the residue is lost in them, and the prediction stays a
+ * point. The runs behind each bound are in the instructor notes.
  *
- * The transposes. A launch that the GPU holds at once (one wave: 1,056 blocks on an H100 or an
- * H200, 8 on each of 132 SMs) starts all its blocks together, and the counters read exactly 0,
- * at all 11 sizes of one wave or less measured on an H200 (1 to 1,056 tiles). Past one wave, a
- * block starts when an earlier one ends, out of step with the blocks beside it, and the residue
- * appears: from three waves on, 0.05 to 0.14 conflicts a load and 0.01 to 0.05 a store (25 runs
- * on an H200; 0.06 to 0.11 and 0.02 to 0.03 on an H100 at 16384 x 16384), between one and three
- * waves up to 0.05 a load and 0 to 0.07 a store (8 runs). Loads wait more than stores, and the
- * residue moves with the tile's layout (about 0.11 a load padded, 0.07 swizzled) and with the
- * shape of the matrix (0.09 to 0.14 a padded load). The bounds, 1/4 of the loads and 1/8 of the
- * stores, are the largest values measured with a margin of nearly two.
+ * The transposes. A launch that the GPU holds at once (one wave: as many blocks as every SM
+ * holds) starts all its blocks together, and the counters read no residue at all. Past one
+ * wave, a block starts when an earlier one ends, out of step with the blocks beside it, and the
+ * residue appears, larger for loads than for stores, moving with the tile's layout and the
+ * matrix's shape: bounded at 1/4 of the load instructions and 1/8 of the store instructions.
  *
  * The bank experiments launch 32,768 blocks, many waves on any GPU: each block's loads meet the
- * copies of the blocks beside it, 6.6 to 8.9 conflicts a block, about one a warp (0.013 to 0.017
- * a load on an H100 and an H200, at every conflict-free stride of width 4, 8 and 16, and for
- * the broadcast), whatever the size of the copy (64 to 184 store wavefronts a block). The bound
- * is two a warp: 1/32 of its 64 loads. */
+ * copies of the blocks beside it, about one wait a warp whatever the size of the copy: bounded
+ * at two a warp, 1/32 of its 64 loads. */
 #define TILE_LOAD_RESIDUE 0.25   /* conflicts a load instruction, past one wave */
 #define TILE_STORE_RESIDUE 0.125 /* conflicts a store instruction, past one wave */
 #define TILE_RESIDUE_REASON "past one wave of blocks, a block storing its tile meets the blocks " \
                             "beside it on its SM loading theirs, and the counter counts the "     \
-                            "waits: measured up to 0.14 a load and 0.07 a store, bounded at 1/4 " \
-                            "and 1/8 (none in one wave)"
+                            "waits: bounded at 1/4 a load and 1/8 a store (none in one wave)"
 #define READS_LOAD_RESIDUE (2.0 / LOADS_PER_THREAD) /* conflicts a load instruction */
 #define READS_RESIDUE_REASON "each block's loads meet the copies into shared memory of the "    \
                              "blocks beside it on its SM, and the counter counts the waits: "   \
@@ -312,8 +303,8 @@ static uint64_t tile_byte(const tile_layout *layout, unsigned r, unsigned c)
  * guard, row < rows && col < cols, becomes one predicate per lane on the store
  * (`@!P2 STS [R9], R14`), not a branch: every warp executes its TILE / BLOCK_ROWS stores, and a
  * warp whose tile row lies below the matrix executes its store with every lane switched off.
- * The instruction counter counts that store; it moves no data, so it makes no wavefront (on an
- * H200, a 7 x 18 matrix, one tile: 32 store instructions, 7 wavefronts). The emptying loop
+ * The instruction counter counts that store; it moves no data, so it makes no wavefront (a 7 x 18
+ * matrix, one tile: 32 store instructions, 7 of them with lanes on). The emptying loop
  * branches around its load (`@P6 BRA`) for the lanes whose element is outside the matrix, so a
  * warp whose tile column lies past the right edge skips the load altogether: loads count only
  * the tile columns inside the matrix (18 instructions there). */
@@ -361,7 +352,7 @@ static void predict_tiled(const ml_problem *problem, ml_prediction *prediction)
 
     /* One wave: the blocks (one a tile) that the GPU holds at once, as many on each SM as its
      * threads allow (these kernels' 29 or 30 registers a thread and 4 KiB tiles allow that many
-     * on every GPU of the table: 8 blocks of 256 threads on an H100). */
+     * on every GPU of the table: 8 blocks of 256 threads on an SM of 2048 threads). */
     const ml_gpu_facts *gpu = ml_model_gpu();
     double wave = (double)gpu->sm_count * (double)(gpu->threads_per_sm / (TILE * BLOCK_ROWS));
     double tiles = (row_tiles[0] + row_tiles[1]) * (col_tiles[0] + col_tiles[1]);

@@ -180,16 +180,29 @@ static void add_instruction(ml_global_totals *totals, const field_access *field,
     }
 }
 
-/* DRAM moves whole sectors. The loads of a variant cover each array they read (the whole
- * particle array, or some of the SoA's arrays) from its start without gaps, and so do the stores,
- * so the distinct sectors touched are those of these stretches. Each is read once, since the L2
- * is flushed before every run, and each written one is written back once. */
+/* DRAM bytes. The loads of a variant cover each array they read (the whole particle array, or
+ * some of the SoA's arrays) from its start without gaps, and so do the stores. The L2 is flushed
+ * before every run, so each stretch read is read from DRAM once, in the L2's fills: its fetch
+ * granularity, a driver setting read at run time (64 bytes by default on the GPUs whose fills
+ * memlab has measured: common/gpu_facts.c).
+ * A stretch starts on a 128-byte line (buffers are 256-byte aligned, the SoA's arrays are
+ * pitched to lines), so it reads its bytes rounded up to whole fills (ml_predict_dram_reads adds
+ * the launch's floor to them). The stores are written back in whole sectors, as the L2 evicts
+ * them (ml_predict_dram_writes_after: the L2 may still hold some of them when the kernel
+ * ends). */
 static double sector_bytes_covering(double bytes)
 {
     return ceil(bytes / ML_SECTOR_BYTES) * ML_SECTOR_BYTES;
 }
 
-static void predict_from_accesses(uint64_t n, const field_access *loads, int load_count,
+static double fill_bytes_covering(double bytes)
+{
+    double fill = ml_model_gpu()->dram_fill_bytes;
+    return ceil(bytes / fill) * fill;
+}
+
+static void predict_from_accesses(const ml_problem *problem, uint64_t n,
+                                  const field_access *loads, int load_count,
                                   const field_access *stores, int store_count,
                                   double dram_read_bytes, double dram_write_bytes,
                                   ml_prediction *prediction)
@@ -207,8 +220,10 @@ static void predict_from_accesses(uint64_t n, const field_access *loads, int loa
     ml_predict(prediction, "gld_requests", load_totals.requests);
     ml_predict(prediction, "gst_transactions", store_totals.sectors);
     ml_predict(prediction, "gst_requests", store_totals.requests);
-    ml_predict(prediction, "dram_read_bytes", dram_read_bytes);
-    ml_predict_dram_writes(prediction, dram_write_bytes);
+    /* The buffers: what is read and what is written (the SoA's arrays are pitched to lines). */
+    ml_predict_dram_reads(prediction, problem, dram_read_bytes, dram_read_bytes,
+                          dram_read_bytes + dram_write_bytes, NULL);
+    ml_predict_dram_writes_after(prediction, dram_write_bytes, dram_read_bytes);
 }
 
 /* Both AoS kernels copy the whole particle (32 bytes in either struct), whichever update they
@@ -223,9 +238,10 @@ static void predict_aos(const ml_problem *problem, ml_prediction *prediction)
     field_access pieces[FIELD_COUNT];
     for (int k = 0; k < count; k++)
         pieces[k] = field_at(k * width, sizeof(particle), width);
-    double particles_bytes = sector_bytes_covering((double)n * sizeof(particle));
-    predict_from_accesses((uint64_t)n, pieces, count, pieces, count, particles_bytes,
-                          particles_bytes, prediction);
+    double particles_bytes = (double)n * sizeof(particle);
+    predict_from_accesses(problem, (uint64_t)n, pieces, count, pieces, count,
+                          fill_bytes_covering(particles_bytes),
+                          sector_bytes_covering(particles_bytes), prediction);
 }
 
 /* One load per field read and one store per field written; array f starts f * pitch floats
@@ -239,10 +255,10 @@ static void predict_soa(const ml_problem *problem, ml_prediction *prediction)
     field_access arrays[FIELD_COUNT];
     for (size_t f = 0; f < FIELD_COUNT; f++)
         arrays[f] = field_at(f * soa_pitch(n) * sizeof(float), sizeof(float), sizeof(float));
-    double array_bytes = sector_bytes_covering((double)n * sizeof(float));
-    predict_from_accesses(n, arrays, (int)read_fields, arrays, (int)written_fields,
-                          (double)read_fields * array_bytes, (double)written_fields * array_bytes,
-                          prediction);
+    double array_bytes = (double)n * sizeof(float);
+    predict_from_accesses(problem, n, arrays, (int)read_fields, arrays, (int)written_fields,
+                          (double)read_fields * fill_bytes_covering(array_bytes),
+                          (double)written_fields * sector_bytes_covering(array_bytes), prediction);
 }
 
 /* ---- CPU reference, buffers ------------------------------------------------------------------ */

@@ -354,20 +354,33 @@ static level chase_level(double footprint)
 static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half)",
                                           "L2 and DRAM", "DRAM"};
 
-/* The DRAM bytes of the chase's DRAM fills, as a range: from low_fills fills to a tenth more
- * than high_fills fills, plus a floor of 96 KiB and 128 bytes a 2 MiB page the chain spans for
- * what else DRAM serves while one thread chases (page-table walks, instruction fetches; the
- * most in a first launch, whose code is not yet cached). The instructor notes give what the
- * recorded runs read beyond the fills. A chase of a few hundred fills reads about as much again
- * for the floor, so its range is wide; one of many thousands, a narrow one. */
-static void predict_dram_fills(ml_prediction *prediction, double low_fills, double high_fills,
-                               double span_bytes)
+/* What a chase of one thread reads from DRAM beyond its fills, its code and constants and the
+ * page-table walks of the floor, with nothing in the kernel to say why: up to 32 KiB more, and
+ * for a chain of a few dozen links up to 1.5 KiB less, in the census runs the instructor notes
+ * give (tests/model_census.sh). The fills themselves: up to 15% more than one a missed link
+ * (and once far more, on one run of a chase to DRAM, not on another of the same sizes). */
+#define CHASE_UNPLACED_BYTES (32 * KIB)
+#define CHASE_SHORT_BYTES (1.5 * KIB)
+#define CHASE_FILLS_OVER 1.15
+
+/* The DRAM bytes of the chase, as a range: from low_fills fills to CHASE_FILLS_OVER times
+ * high_fills fills (the model GPU's fills: the L2's fetch granularity), plus the floor every
+ * launch reads (ml_predict_dram_reads: the kernel's code and constant bank, which the L2 flush
+ * leaves in DRAM, and page-table walks, 128 bytes a 2 MiB page the chain spans beyond the first
+ * few), and up to CHASE_UNPLACED_BYTES more (CHASE_SHORT_BYTES less at the low end). A chase
+ * of a few hundred fills reads about as much again for the floor and what is unplaced, so its
+ * range is wide; one of many thousands, a narrow one. */
+static void predict_dram_fills(const ml_problem *problem, ml_prediction *prediction,
+                               double low_fills, double high_fills, double span_bytes)
 {
-    double fill = ml_model_gpu()->dram_fill_bytes;
-    double pages = ceil(span_bytes / (2.0 * MIB));
-    ml_predict_range(prediction, "dram_read_bytes", low_fills * fill,
-                     1.1 * high_fills * fill + 96 * KIB + 128 * pages,
-                     "a DRAM fill a missed link, and page-table walks and instruction fetches");
+    const ml_gpu_facts *gpu = ml_model_gpu();
+    double fills_low = low_fills * gpu->dram_fill_bytes - CHASE_SHORT_BYTES;
+    ml_predict_dram_reads(prediction, problem, fills_low > 0 ? fills_low : 0,
+                          CHASE_FILLS_OVER * high_fills * gpu->dram_fill_high_bytes +
+                              CHASE_UNPLACED_BYTES,
+                          span_bytes,
+                          "a fill a missed link (15% more at most), and up to 32 KiB a lone "
+                          "thread's chase reads besides");
 }
 
 /* Every load is one 4-byte word: one sector of one line. The warm lap misses everywhere (the
@@ -386,31 +399,31 @@ static void predict_global_chase(const ml_problem *problem, ml_prediction *predi
     case LEVEL_L1:
         ml_predict(prediction, "global_hit_rate", timed_pct);
         ml_predict(prediction, "l2_read_sectors", warm);
-        predict_dram_fills(prediction, warm, warm, bytes);
+        predict_dram_fills(problem, prediction, warm, warm, bytes);
         break;
     case LEVEL_L1_L2:
         ml_predict_range(prediction, "global_hit_rate", 0, timed_pct,
                          "a lap of the chain about fills the L1: some of it stays there");
         ml_predict_range(prediction, "l2_read_sectors", warm, loads,
                          "a lap of the chain about fills the L1: some of it stays there");
-        predict_dram_fills(prediction, warm, warm, bytes);
+        predict_dram_fills(problem, prediction, warm, warm, bytes);
         break;
     case LEVEL_L2:
     case LEVEL_L2_FAR:
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, warm, warm, bytes);
+        predict_dram_fills(problem, prediction, warm, warm, bytes);
         break;
     case LEVEL_L2_DRAM:
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, warm, loads, bytes);
+        predict_dram_fills(problem, prediction, warm, loads, bytes);
         break;
     default: { /* LEVEL_DRAM: the timed loads touch links the L2 has not seen */
         double fills = timed < links ? timed : links;
         ml_predict(prediction, "global_hit_rate", 0);
         ml_predict(prediction, "l2_read_sectors", loads);
-        predict_dram_fills(prediction, fills, fills, bytes);
+        predict_dram_fills(problem, prediction, fills, fills, bytes);
     }
     }
 }
@@ -479,7 +492,8 @@ static void predict_grid_reads(const ml_problem *problem, ml_prediction *predict
         ml_predict_residue(prediction, "l2_hit_rate", 0.01, 100,
                            "no line is read twice; the launch's own reads (its code, its "
                            "parameters) may hit");
-    ml_predict(prediction, "dram_read_bytes", (double)run.vectors * 16.0);
+    double bytes = (double)run.vectors * 16.0;
+    ml_predict_dram_reads(prediction, problem, bytes, bytes, bytes, NULL);
 }
 
 static void predict_constant_reads(const ml_problem *problem, ml_prediction *prediction)

@@ -236,14 +236,13 @@ static void launch_sum(const ml_problem *problem)
  * address in it: 32 lanes on one address, 32 requests (atomic_each: n requests).
  *
  * Lanes that come back to a line after lanes on other lines (in lane order) are where the model
- * stops being exact. An H200 (CUDA 13.0) merged them into the line's earlier request in some
- * patterns and sent them in a request of their own in others: at 45 bins, 7 distinct (bins 6
- * apart: most warps' leaders go line 0, line 1, line 0, or 1, 0, 1), warp_aggregated measured
- * 2,894 requests for 1,447 warps, 2 a warp, every return merged; at 256 bins, 32 distinct (bins
- * 8 apart: lines L, L+1, ..., L+7, and L again in the last lanes for 3 warps in 4),
- * global_atomic measured 8.75 a warp, no return merged; at 199 bins, 27 distinct, 58% hot,
- * about half the returns merged, run after run (23,150 to 23,155 requests). What decides it is
- * not documented and no rule of the lines or lanes in between matched all the runs, so the
+ * stops being exact. The GPU merges them into the line's earlier request in some patterns and
+ * sends them in a request of their own in others: at 45 bins, 7 distinct (bins 6 apart: most
+ * warps' leaders go line 0, line 1, line 0, or 1, 0, 1), warp_aggregated's returns all merge;
+ * at 256 bins, 32 distinct (bins 8 apart: lines L, L+1, ..., L+7, and L again in the last
+ * lanes for 3 warps in 4), none of global_atomic's do; at 199 bins, 27 distinct, 58% hot, about
+ * half, run after run (the instructor notes have the runs). What decides it is not documented
+ * and no rule of the lines or lanes in between matched all the runs, so the
  * model bounds the count: every return merged (group_cost: the lanes of each line, or sector,
  * together whatever their order) to none (run_cost: a new request, or operand, whenever the
  * line, or sector, changes from one lane to the next). Where no lane comes back to a line after

@@ -199,8 +199,8 @@ static void launch_ping_pong(const ml_problem *problem)
 
 /* How the driver (nvidia-uvm, its source is open: kernel-open/nvidia-uvm/uvm_perf_prefetch.c
  * and uvm_perf_thrashing.c) moves managed memory, as the model counts it. Every rule below was
- * checked against the counters of an H200 (PCIe, driver 580, CUDA 13.0) at sizes from 4 bytes
- * to 41 MB:
+ * checked against a GPU's counters across a PCIe link at sizes from 4 bytes to 41 MB (the
+ * instructor notes have the runs):
  *
  * - Pages are the CPU's, 4 KiB on x86-64: the driver moves whole pages, never less.
  * - It keeps managed memory in blocks of 2 MiB (a VA block: 512 pages), aligned as
@@ -221,10 +221,11 @@ static void launch_ping_pong(const ml_problem *problem)
  *   the first or last of the big page.
  * - cudaMemPrefetchAsync moves exactly the pages of the range it is given (rounded out to 4 KiB
  *   pages), one transfer per 2 MiB block it covers; no growth, no prefetcher.
- * - Thrashing: a page that moves again within 500 us of its last move counts a thrashing event;
+ * - Thrashing: a page that moves again soon after its last move (within the driver's thrashing
+ *   lapse, a module parameter of nvidia-uvm) counts a thrashing event;
  *   at 3 events the driver marks it thrashing, and faults on it then move only the pages
  *   faulting, with neither growth nor prefetch (after 10 throttled faults it may even pin the
- *   page and map it across the link). Whether moves come within 500 us of each other is timing,
+ *   page and map it across the link). Whether moves come within the lapse of each other is timing,
  *   which the model cannot know. */
 #define PAGE_BYTES 4096.0
 #define BIG_PAGE_PAGES 16
@@ -385,8 +386,8 @@ static void predict_ping_pong(const ml_problem *problem, ml_prediction *predicti
         most[back] += touched * PAGE_BYTES;
         least[back] += (move < FIRST_MOVE_THRASHING_MAY_CUT ? touched : (double)pages) * PAGE_BYTES;
     }
-    const char *reason = "from the 6th move on, pages the driver marks thrashing (moves under "
-                         "500 us apart) move without their 64 KiB block: timing decides";
+    const char *reason = "from the 6th move on, pages the driver marks thrashing (moves within "
+                         "its thrashing lapse) move without their 64 KiB block: timing decides";
     const char *aliases[2] = {"um_htod_bytes", "um_dtoh_bytes"};
     for (int back = 0; back < 2; back++) {
         if (least[back] == most[back])

@@ -1,6 +1,8 @@
 /* test_kernels.c: what a --kernels file may be, before any compiler or GPU sees it. A kernels.cu
  * may include only CUDA headers and the lab's own header: an #include of anything else could
- * print a hidden file (the rubric) inside a compiler error. */
+ * print a hidden file (the rubric) inside a compiler error. And the sizes of a kernel's machine
+ * code and constant bank, read out of a fatbin or cubin for the access model's DRAM floor, from
+ * the cubin the driver would run, without reading outside the bytes however they are cut. */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fake_cubin.h"
 #include "kernels.h"
 
 static int check(const char *text)
@@ -119,6 +122,81 @@ static void test_files_are_checked_before_compiling(void **state)
     rmdir(directory);
 }
 
+/* A fatbin of PTX for sm_90, a compressed cubin for sm_90 (skipped: its bytes are no ELF), and
+ * cubins for sm_80 (ABI 7) and sm_90 (ABI 8) of kernel "copy", 512 and 768 bytes of code. */
+static size_t fake_fatbin(unsigned char *out)
+{
+    unsigned char cubin[2048];
+    size_t size = fake_fatbin_start(out);
+    const unsigned char ptx[] = ".version 9.0\n.target sm_90\n";
+    fake_entry(out, &size, 1, 90, 0, ptx, sizeof ptx);
+    fake_entry(out, &size, 2, 90, 0x2000, (const unsigned char *)"\x28\xb5\x2f\xfd", 4);
+    size_t bytes = fake_cubin(cubin, 80, 7, "copy", 512, 552);
+    fake_entry(out, &size, 2, 80, 0x11, cubin, bytes);
+    bytes = fake_cubin(cubin, 90, 8, "copy", 768, 560);
+    fake_entry(out, &size, 2, 90, 0x11, cubin, bytes);
+    fake_fatbin_end(out, size);
+    return size;
+}
+
+static void test_code_bytes_come_from_the_cubin_the_driver_runs(void **state)
+{
+    (void)state;
+    unsigned char fatbin[8192];
+    size_t size = fake_fatbin(fatbin);
+    double code = -1, constants = -1;
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy", 90, &code, &constants), 0);
+    assert_true(code == 768 && constants == 560);
+    /* sm_86 and sm_89 run the sm_80 cubin; sm_75 and sm_100 none. */
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy", 86, &code, &constants), 0);
+    assert_true(code == 512 && constants == 552);
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy", 89, &code, &constants), 0);
+    assert_true(code == 512);
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy", 75, &code, &constants), -1);
+    assert_true(code == 0 && constants == 0);
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy", 100, &code, &constants), -1);
+    /* A kernel by its whole name: not "cop", not "copy2". */
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "cop", 90, &code, &constants), -1);
+    assert_int_equal(ml_kernels_code_bytes_in(fatbin, size, "copy2", 90, &code, &constants), -1);
+    assert_int_equal(ml_kernels_code_bytes_in(NULL, 0, "copy", 90, &code, &constants), -1);
+
+    /* A bare cubin: its SM from e_flags, either ABI; no constant bank counts 0. */
+    unsigned char cubin[2048];
+    size = fake_cubin(cubin, 90, 8, "copy", 1024, 0);
+    assert_int_equal(ml_kernels_code_bytes_in(cubin, size, "copy", 90, &code, &constants), 0);
+    assert_true(code == 1024 && constants == 0);
+    size = fake_cubin(cubin, 75, 7, "copy", 384, 376);
+    assert_int_equal(ml_kernels_code_bytes_in(cubin, size, "copy", 75, &code, &constants), 0);
+    assert_true(code == 384 && constants == 376);
+    assert_int_equal(ml_kernels_code_bytes_in(cubin, size, "copy", 90, &code, &constants), -1);
+}
+
+/* A student's --kernels file may be anything: cut anywhere, or with any byte changed, the parser
+ * answers without reading outside the buffer (each cut is its own allocation, so that a tool
+ * such as valgrind or ASan sees a read past it). */
+static void test_code_bytes_of_damaged_files(void **state)
+{
+    (void)state;
+    unsigned char fatbin[8192];
+    size_t size = fake_fatbin(fatbin);
+    double code, constants;
+    for (size_t cut = 0; cut < size; cut++) {
+        unsigned char *copy = malloc(cut > 0 ? cut : 1);
+        assert_non_null(copy);
+        memcpy(copy, fatbin, cut);
+        int status = ml_kernels_code_bytes_in(copy, cut, "copy", 90, &code, &constants);
+        assert_true(status == -1 || status == 0);
+        free(copy);
+    }
+    for (size_t at = 0; at < size; at++) {
+        unsigned char damaged[8192];
+        memcpy(damaged, fatbin, size);
+        damaged[at] ^= 0xff;
+        int status = ml_kernels_code_bytes_in(damaged, size, "copy", 90, &code, &constants);
+        assert_true(status == -1 || status == 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -127,6 +205,8 @@ int main(void)
         cmocka_unit_test(test_a_lab_without_a_header_takes_cuda_headers_only),
         cmocka_unit_test(test_disguised_includes_are_refused),
         cmocka_unit_test(test_files_are_checked_before_compiling),
+        cmocka_unit_test(test_code_bytes_come_from_the_cubin_the_driver_runs),
+        cmocka_unit_test(test_code_bytes_of_damaged_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,9 @@
 /* test_lab_table: the variant table's contract. A prediction of a metric the alias table does
  * not know stops the program (exit 5), as do too many variants, a variant without a family, a
  * kernel without a block, a used_by that names no variant or family, and a size read by a variant
- * that does not declare it; a variant's rows show only the sizes it reads. No GPU. */
+ * that does not declare it; a variant's rows show only the sizes it reads. The DRAM predictions
+ * every lab makes the same way: a launch's reads are its data and the floor (the kernel's code
+ * and constants, page-table walks), its writes the output less what the L2 keeps. No GPU. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,12 +11,14 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fake_cubin.h"
 #include "memlab.h"
 #include "report.h"
 
@@ -266,6 +270,130 @@ static void rows_show_the_parameters_used(void **state)
     ml_report_free(&report);
 }
 
+static void assert_near(double value, double expected)
+{
+    if (!(fabs(value - expected) <= 1e-9 * fmax(1.0, fabs(expected))))
+        fail_msg("%.12g, expected %.12g", value, expected);
+}
+
+/* dram_read_bytes: the data, plus the kernel's code and constant bank in the cubin for the model
+ * GPU (the program's own kernels: none is loaded here), plus 1664 to 2304 bytes of walks on an
+ * H200 and 128 bytes a 2 MiB page spanned past 8 MiB; a kernel the kernels lack, or a GPU whose
+ * architecture they lack: up to 32 KiB of code, and a GPU not measured 0 to 4 KiB of walks. */
+static void dram_reads_are_the_data_and_the_floor(void **state)
+{
+    (void)state;
+    static unsigned char fatbin[4096] __attribute__((aligned(16)));
+    unsigned char cubin[2048];
+    size_t size = fake_fatbin_start(fatbin);
+    size_t bytes = fake_cubin(cubin, 90, 8, "copy", 768, 552);
+    fake_entry(fatbin, &size, 2, 90, 0x11, cubin, bytes);
+    fake_fatbin_end(fatbin, size);
+    const ml_kernel_image image = {fatbin, size, "", "kernels.cu", ".", "nvcc", "90"};
+    static const ml_variant variants[] = {
+        {.name = "coalesced", .summary = "s", .family = &copy, .kernel = "copy", .block = {256}},
+        {.name = "other", .summary = "s", .family = &copy, .kernel = "gather", .block = {256}},
+    };
+    ml_lab lab = {.program = "testlab", .title = "t", .params = test_params, .num_params = 3,
+                  .variants = variants, .num_variants = 2, .kernels = &image};
+    ml_problem problem = {.lab = &lab, .variant = &variants[0]};
+    ml_model_gpu_set(ml_gpu_facts_named("h200"));
+    double constants = 0;
+    assert_near(ml_kernel_code_bytes(&problem, &constants), 768);
+    assert_near(constants, 552);
+
+    ml_prediction prediction = {0};
+    ml_predict_dram_reads(&prediction, &problem, 4096, 4096, 4096, NULL);
+    assert_near(prediction.low[0], 4096 + 768 + 552 + 1664);
+    assert_near(prediction.high[0], 4096 + 768 + 552 + 2304);
+    assert_non_null(strstr(prediction.reason[0], "768 B of code and 552 B of constants (sm_90)"));
+    /* 20 MiB spanned: 6 pages past the first 8 MiB; a range of data keeps its reason. */
+    ml_predict_dram_reads(&prediction, &problem, 1000, 2000, 20 * 1048576.0, "N is read again");
+    assert_near(prediction.low[1], 1000 + 768 + 552 + 1664);
+    assert_near(prediction.high[1], 2000 + 768 + 552 + 2304 + 6 * 128);
+    assert_true(strncmp(prediction.reason[1], "N is read again; ", 17) == 0);
+
+    problem.variant = &variants[1];
+    assert_near(ml_kernel_code_bytes(&problem, NULL), 0);
+    ml_predict_dram_reads(&prediction, &problem, 4096, 4096, 4096, NULL);
+    assert_near(prediction.low[2], 4096 + 1664);
+    assert_near(prediction.high[2], 4096 + 32768 + 2304);
+    assert_non_null(strstr(prediction.reason[2], "none for sm_90 found"));
+
+    problem.variant = &variants[0];
+    ml_model_gpu_set(ml_gpu_facts_named("a100"));
+    ml_predict_dram_reads(&prediction, &problem, 4096, 4096, 4096, NULL);
+    assert_near(prediction.low[3], 4096);
+    assert_near(prediction.high[3], 4096 + 32768 + 4096);
+    ml_model_gpu_set(ml_gpu_facts_named("h100"));
+}
+
+/* dram_write_bytes on an H200 (60 MiB of L2; it keeps 15.5 to 30 MB of an output dirty, within
+ * traffic shares of 0.7 to 1.1 of the L2):
+ *   16 MiB written, 16 MiB read: 32 MiB of lines, under 0.7 x 60 MiB: a residue, at most 5% of
+ *   the output;
+ *   256 MiB written and read: the output less 30 MB to less 15.5 MB;
+ *   4 MiB written, 128 MiB of lines read (a float a line): the L2 keeps the output's share of
+ *   its traffic capacity, 4/132 of 0.7 to 1.1 x 60 MiB;
+ *   30 MiB written, 30 MiB read: 60 MiB, over 0.7 of the L2 and under 1.1: from none of it to
+ *   the output less the 15.5 MB kept at least;
+ * on a T4, not measured: the output less half its 4 MiB L2, to the output. */
+static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
+{
+    (void)state;
+    const double mib = 1048576.0, l2 = 60 * mib;
+    ml_prediction prediction = {0};
+    ml_model_gpu_set(ml_gpu_facts_named("h200"));
+    ml_predict_dram_writes_after(&prediction, 16 * mib, 16 * mib);
+    assert_near(prediction.low[0], 0);
+    assert_near(prediction.high[0], 0.05 * 16 * mib);
+    assert_near(prediction.against[0], 16 * mib);
+    ml_predict_dram_writes(&prediction, 256 * mib);
+    assert_near(prediction.low[1], 256 * mib - 30e6);
+    assert_near(prediction.high[1], 256 * mib - 15.5e6);
+    assert_near(prediction.against[1], 0);
+    ml_predict_dram_writes_after(&prediction, 4 * mib, 128 * mib);
+    assert_near(prediction.low[2], 4 * mib - 1.1 * l2 * 4 / 132);
+    assert_near(prediction.high[2], 4 * mib - 0.7 * l2 * 4 / 132);
+    ml_predict_dram_writes_after(&prediction, 30 * mib, 30 * mib);
+    assert_near(prediction.low[3], 0);
+    assert_near(prediction.high[3], 30 * mib - 15.5e6);
+    assert_near(prediction.against[3], 0);
+    ml_model_gpu_set(ml_gpu_facts_named("t4"));
+    ml_predict_dram_writes(&prediction, 256 * mib);
+    assert_near(prediction.low[4], 254 * mib);
+    assert_near(prediction.high[4], 256 * mib);
+    ml_model_gpu_set(ml_gpu_facts_named("h100"));
+}
+
+/* A run on a GPU takes its fills from the driver's L2 fetch granularity: 32 below 64 bytes, 64 at
+ * 64, 128 at 128, 64 to 128 between (not measured); 0 (nothing said) leaves the table's. */
+static void fills_follow_the_fetch_granularity(void **state)
+{
+    (void)state;
+    ml_gpu_facts device = ml_gpu_facts_of_device("NVIDIA H200", 9, 0, 132, 62914560.0);
+    assert_int_equal(device.dram_fill_bytes, 64);
+    ml_gpu_facts_set_fetch_granularity(&device, 32);
+    assert_int_equal(device.dram_fill_bytes, 32);
+    assert_int_equal(device.dram_fill_high_bytes, 32);
+    ml_gpu_facts_set_fetch_granularity(&device, 128);
+    assert_int_equal(device.dram_fill_bytes, 128);
+    assert_int_equal(device.dram_fill_high_bytes, 128);
+    ml_gpu_facts_set_fetch_granularity(&device, 96);
+    assert_int_equal(device.dram_fill_bytes, 64);
+    assert_int_equal(device.dram_fill_high_bytes, 128);
+    ml_gpu_facts_set_fetch_granularity(&device, 64);
+    assert_int_equal(device.dram_fill_high_bytes, 64);
+    ml_gpu_facts_set_fetch_granularity(&device, 0);
+    assert_int_equal(device.dram_fill_bytes, 64);
+    ml_gpu_facts unknown = ml_gpu_facts_of_device("NVIDIA L40S", 8, 9, 142, 100663296.0);
+    assert_int_equal(unknown.dram_fill_bytes, 32);
+    ml_gpu_facts_set_fetch_granularity(&unknown, 64);
+    assert_int_equal(unknown.dram_fill_bytes, 64);
+    assert_true(unknown.l2_dirty_high_bytes == 0);
+    assert_true(device.l2_dirty_high_bytes == 30e6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +402,9 @@ int main(void)
         cmocka_unit_test(uses_and_blocks),
         cmocka_unit_test(undeclared_size_stops_the_program),
         cmocka_unit_test(rows_show_the_parameters_used),
+        cmocka_unit_test(dram_reads_are_the_data_and_the_floor),
+        cmocka_unit_test(dram_writes_are_the_output_less_what_the_l2_keeps),
+        cmocka_unit_test(fills_follow_the_fetch_granularity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@
  *   DRAM reads follow the L2's capacity: M and N once while they fit in it together; once N
  *   alone outgrows it, N again per block row for the tiled kernels, and for naive and
  *   coarsened N once per wave of resident blocks, up to once more (a range); a range from once
- *   in between;
+ *   in between; to each the floor every launch reads (its code, its constants, page-table
+ *   walks: dram_floor.h), which these checks take off before comparing;
  *   the tiled kernels read fewer sectors than naive at every shape, and the model stays fast for
  *   the largest sizes.
  */
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #include "gpu_test.h"
+#include "../../../tests/unit/dram_floor.h"
 
 #define TIME_LIMIT_S 60
 #define FLOAT_BYTES 4
@@ -56,6 +58,18 @@ static void assert_count(const cJSON *report, const char *variant, const char *a
     double value = predicted(report, variant, alias);
     if (value != expected)
         fail_msg("%s %s: predicted %.0f, expected %.0f", variant, alias, value, expected);
+}
+
+/* The data bytes of variant's dram_read_bytes, its floor taken off (checked to be the H100's or
+ * H200's with check_floor), are low..high. */
+static void assert_dram_data(const cJSON *report, const char *variant, double low, double high,
+                             int check_floor)
+{
+    double data_low, data_high;
+    dram_data(gpu_test_record(report, variant), check_floor, &data_low, &data_high);
+    if (data_low != low || data_high != high)
+        fail_msg("%s dram_read_bytes: data %.0f..%.0f, expected %.0f..%.0f", variant, data_low,
+                 data_high, low, high);
 }
 
 /* ---- tests ------------------------------------------------------------------------------------ */
@@ -95,7 +109,8 @@ static void whole_tiles_match_the_hand_count(void **state)
         assert_true(predicted(report, "naive", "gld_requests") ==
                     32 * predicted(report, "tiled32", "gld_requests"));
         /* The inputs are read from DRAM once at least. */
-        assert_count(report, "naive", "dram_read_bytes", (m * k + k * n) * FLOAT_BYTES);
+        double inputs = (m * k + k * n) * FLOAT_BYTES;
+        assert_dram_data(report, "naive", inputs, inputs, 1);
         cJSON_Delete(report);
     }
 }
@@ -105,7 +120,7 @@ static void whole_tiles_match_the_hand_count(void **state)
  * warp gave exactly these numbers (the shared wavefronts since scaled by 3/4: a 16-byte load
  * that a half-warp's two quarters read alike costs one wavefront for both). Per shape: naive
  * requests, sectors; tiled16, tiled32 and coarsened requests, sectors, shared wavefronts;
- * tiled16's compulsory DRAM bytes. */
+ * tiled16's compulsory DRAM bytes (its data: the floor taken off). */
 typedef struct {
     long long m, k, n;
     double value[12];
@@ -143,7 +158,7 @@ static void odd_shapes_keep_their_recorded_predictions(void **state)
     (void)state;
     static const struct {
         const char *variant, *alias;
-    } columns[12] = {
+    } columns[11] = {
         {"naive", "gld_requests"},       {"naive", "gld_transactions"},
         {"tiled16", "gld_requests"},     {"tiled16", "gld_transactions"},
         {"tiled16", "shared_load_transactions"},
@@ -151,46 +166,56 @@ static void odd_shapes_keep_their_recorded_predictions(void **state)
         {"tiled32", "shared_load_transactions"},
         {"coarsened", "gld_requests"},   {"coarsened", "gld_transactions"},
         {"coarsened", "shared_load_transactions"},
-        {"tiled16", "dram_read_bytes"},
     };
     for (size_t s = 0; s < sizeof recorded / sizeof recorded[0]; s++) {
         const recorded_shape *shape = &recorded[s];
         fprintf(stderr, "  %lld x %lld x %lld\n", shape->m, shape->k, shape->n);
         cJSON *report = run_model(shape->m, shape->k, shape->n);
-        for (int c = 0; c < 12; c++)
+        for (int c = 0; c < 11; c++)
             assert_count(report, columns[c].variant, columns[c].alias, shape->value[c]);
+        assert_dram_data(report, "tiled16", shape->value[11], shape->value[11], 1);
         /* M and N once, in whole sectors: the compulsory bytes need no record. */
         double compulsory = (ceil((double)(shape->m * shape->k) * FLOAT_BYTES / 32) +
                              ceil((double)(shape->k * shape->n) * FLOAT_BYTES / 32)) * 32;
-        assert_count(report, "naive", "dram_read_bytes", compulsory);
+        assert_dram_data(report, "naive", compulsory, compulsory, 1);
         cJSON_Delete(report);
     }
 }
 
-/* dram_read_bytes of variant is the point `expected`, with no reason. */
-static void assert_dram_point(const cJSON *report, const char *variant, double expected)
+/* The data of variant's dram_read_bytes is the point `expected`: the range's reason says only
+ * the floor. check_floor: as assert_dram_data. */
+static void assert_dram_point_on(const cJSON *report, const char *variant, double expected,
+                                 int check_floor)
 {
     const char *reason = NULL;
-    assert_count(report, variant, "dram_read_bytes", expected);
+    assert_dram_data(report, variant, expected, expected, check_floor);
     gpu_test_predicted_low(gpu_test_record(report, variant), "dram_read_bytes", &reason);
-    if (reason != NULL)
-        fail_msg("%s dram_read_bytes: a range (%s), expected the point %.0f", variant, reason,
-                 expected);
+    if (reason == NULL || strncmp(reason, "the data, and each launch's floor", 33) != 0)
+        fail_msg("%s dram_read_bytes: '%s', expected the data %.0f and the floor", variant,
+                 reason ? reason : "(a point)", expected);
 }
 
-/* dram_read_bytes of variant is the range low..high, its reason containing `why`. */
-static void assert_dram_range(const cJSON *report, const char *variant, double low, double high,
-                              const char *why)
+static void assert_dram_point(const cJSON *report, const char *variant, double expected)
+{
+    assert_dram_point_on(report, variant, expected, 1);
+}
+
+/* The data of variant's dram_read_bytes is the range low..high, its reason containing `why`. */
+static void assert_dram_range_on(const cJSON *report, const char *variant, double low,
+                                 double high, const char *why, int check_floor)
 {
     const char *reason = NULL;
-    assert_count(report, variant, "dram_read_bytes", high);
-    double predicted_low =
-        gpu_test_predicted_low(gpu_test_record(report, variant), "dram_read_bytes", &reason);
-    if (predicted_low != low)
-        fail_msg("%s dram_read_bytes: low end %.0f, expected %.0f", variant, predicted_low, low);
+    assert_dram_data(report, variant, low, high, check_floor);
+    gpu_test_predicted_low(gpu_test_record(report, variant), "dram_read_bytes", &reason);
     assert_non_null(reason);
     if (strstr(reason, why) == NULL)
         fail_msg("%s dram_read_bytes: reason '%s' does not say '%s'", variant, reason, why);
+}
+
+static void assert_dram_range(const cJSON *report, const char *variant, double low, double high,
+                              const char *why)
+{
+    assert_dram_range_on(report, variant, low, high, why, 1);
 }
 
 static const char *const kernels[] = {"naive", "tiled16", "tiled32", "coarsened", NULL};
@@ -219,10 +244,9 @@ static void dram_reads_follow_the_l2(void **state)
     cJSON_Delete(report);
     report = run_model(4096, 1601, 4096);
     for (const char *const *variant = kernels; *variant != NULL; variant++) {
-        const char *reason = NULL;
-        assert_true(gpu_test_predicted_low(gpu_test_record(report, *variant), "dram_read_bytes",
-                                           &reason) == 52461568.0);
-        assert_non_null(reason);
+        double data_low, data_high;
+        dram_data(gpu_test_record(report, *variant), 1, &data_low, &data_high);
+        assert_true(data_low == 52461568.0 && data_high > data_low);
     }
     cJSON_Delete(report);
 
@@ -264,7 +288,7 @@ static void dram_reads_follow_the_l2(void **state)
      * MiB; on the H100, 48 MiB is under 50: a range from the 96 MiB of M and N up to it. */
     report = gpu_test_run_model("--variant tiled32 --m 4096 --k 3072 --n 4096 --gpu a100",
                                 TIME_LIMIT_S);
-    assert_dram_point(report, "tiled32", 48 * mib + 128 * 48 * mib);
+    assert_dram_point_on(report, "tiled32", 48 * mib + 128 * 48 * mib, 0);
     cJSON_Delete(report);
     report = run_model(4096, 3072, 4096);
     assert_dram_range(report, "tiled32", 96 * mib, 48 * mib + 128 * 48 * mib, between);
@@ -306,8 +330,8 @@ static void dram_reads_per_wave_in_step(void **state)
      * and 96 blocks, which cover all 32 columns: N read 9 times, 640 MiB up to 704 MiB. */
     cJSON *report = gpu_test_run_model("--variant naive,coarsened --m 4096 --k 4096 --n 4096 "
                                        "--gpu l4", TIME_LIMIT_S);
-    assert_dram_range(report, "naive", 8657043456.0, 8724152320.0, in_step);
-    assert_dram_range(report, "coarsened", 640 * mib, 704 * mib, in_step);
+    assert_dram_range_on(report, "naive", 8657043456.0, 8724152320.0, in_step, 0);
+    assert_dram_range_on(report, "coarsened", 640 * mib, 704 * mib, in_step, 0);
     cJSON_Delete(report);
 
     /* m = 1000, k = 8192, n = 2048 on the H100: M is 1000 x 8192 x 4 = 32,768,000 B (whole

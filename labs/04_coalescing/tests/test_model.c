@@ -9,8 +9,9 @@
  *   coalesced    a float4 per lane: 512 bytes a warp, 16 sectors per request, every byte used.
  * Stores are one float per lane, consecutive: 4 sectors per request, 100%. DRAM reads are the
  * distinct pieces of the input the copy touches, in the GPU's DRAM fills: 64 bytes on the H100
- * (the default of --model), 32 on a GPU whose fills memlab has not measured (--gpu a100);
- * writes are the output's sectors. */
+ * (the default of --model), 32 on a GPU whose fills memlab has not measured (--gpu a100), or
+ * what --l2_fetch sets; plus the floor every launch reads (dram_floor.h). Writes are the
+ * output's sectors less what the L2 still holds dirty when the kernel ends. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include <string.h>
 
 #include "gpu_test.h"
+#include "../../../tests/unit/dram_floor.h"
 
 #define TIME_LIMIT_S 60
 #define SECTOR_BYTES 32.0
@@ -54,6 +56,47 @@ static void assert_close(double value, double expected)
         fail_msg("predicted %.12g, expected %.12g", value, expected);
 }
 
+/* The record of this variant whose parameter `param` is value (any, for param NULL). */
+static const cJSON *record_of(const cJSON *report, const char *variant, const char *param,
+                              long long value)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
+        if (strcmp(name->valuestring, variant) == 0 &&
+            (param == NULL || gpu_test_param(record, param) == value))
+            return record;
+    }
+    fail_msg("no record of %s with %s = %lld", variant, param ? param : "-", value);
+    return NULL;
+}
+
+/* The input bytes a record's dram_read_bytes counts besides the floor: one count, low and high
+ * ends alike (the fills of one size). With check_floor, the floor is the H100's or H200's. */
+static double data_read(const cJSON *report, const char *variant, const char *param,
+                        long long value, int check_floor)
+{
+    double low, high;
+    dram_data(record_of(report, variant, param, value), check_floor, &low, &high);
+    assert_close(high, low);
+    return low;
+}
+
+/* A metric of a record, by alias, as the report holds it. */
+static const cJSON *metric_of(const cJSON *record, const char *alias)
+{
+    const cJSON *metric = NULL;
+    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, alias) == 0)
+            return metric;
+    }
+    fail_msg("no metric %s in the record", alias);
+    return NULL;
+}
+
 #define METRICS                                                                                    \
     " --metrics gld_efficiency,gld_transactions_per_request,gst_efficiency,"                       \
     "gst_transactions_per_request,gld_requests,gld_transactions,dram_read_bytes,dram_write_bytes"
@@ -82,10 +125,8 @@ static void strided_sweep(const char *gpu, double fill_bytes)
         double spacing = 4.0 * stride;
         double fills = spacing > fill_bytes ? (double)ALIGNED_N
                                             : floor((ALIGNED_N - 1) * spacing / fill_bytes) + 1;
-        assert_close(predicted(report, "strided", "stride", stride, "dram_read_bytes"),
+        assert_close(data_read(report, "strided", "stride", stride, fill_bytes == 64),
                      fills * fill_bytes);
-        assert_close(predicted(report, "strided", "stride", stride, "dram_write_bytes"),
-                     ALIGNED_N * FLOAT_BYTES);
     }
     cJSON_Delete(report);
 }
@@ -116,8 +157,7 @@ static void offset_costs_a_fifth_sector_off_the_line(void **state)
          * that holds the first to the one that holds the last. */
         double first = floor(offset * FLOAT_BYTES / 64);
         double last = floor((offset + ALIGNED_N - 1) * FLOAT_BYTES / 64);
-        assert_close(predicted(report, "offset", "offset", offset, "dram_read_bytes"),
-                     (last - first + 1) * 64);
+        assert_close(data_read(report, "offset", "offset", offset, 1), (last - first + 1) * 64);
     }
     cJSON_Delete(report);
 }
@@ -131,13 +171,12 @@ static void broadcast_and_float4(void **state)
     assert_close(predicted(report, "broadcast", NULL, 0, "gld_transactions_per_request"), 1);
     assert_close(predicted(report, "broadcast", NULL, 0, "gld_efficiency"), 12.5);
     /* n / 32 floats read, sixteen to a 64-byte fill. */
-    assert_close(predicted(report, "broadcast", NULL, 0, "dram_read_bytes"),
-                 ALIGNED_N / 32.0 / 16.0 * 64);
+    assert_close(data_read(report, "broadcast", NULL, 0, 1), ALIGNED_N / 32.0 / 16.0 * 64);
     assert_close(predicted(report, "coalesced", NULL, 0, "gld_transactions_per_request"), 16);
     assert_close(predicted(report, "coalesced", NULL, 0, "gld_efficiency"), 100);
     assert_close(predicted(report, "coalesced", NULL, 0, "gld_requests"), ALIGNED_N / 4.0 / 32.0);
     assert_close(predicted(report, "coalesced", NULL, 0, "gst_transactions_per_request"), 16);
-    assert_close(predicted(report, "coalesced", NULL, 0, "dram_read_bytes"), ALIGNED_N * FLOAT_BYTES);
+    assert_close(data_read(report, "coalesced", NULL, 0, 1), ALIGNED_N * FLOAT_BYTES);
     cJSON_Delete(report);
 }
 
@@ -153,34 +192,96 @@ static void float4_tail_is_one_more_request(void **state)
     assert_close(predicted(report, "coalesced", NULL, 0, "gld_transactions"), sectors);
     assert_close(predicted(report, "coalesced", NULL, 0, "gld_transactions_per_request"),
                  sectors / requests);
-    /* DRAM writes: whole sectors of the output, the last partly filled. */
-    assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"),
-                 ceil(1000003 * FLOAT_BYTES / SECTOR_BYTES) * SECTOR_BYTES);
+    /* DRAM writes: whole sectors of the output, the last partly filled; input and output fit
+     * in the L2, so they stay there: a residue, stated against the output's sectors. */
+    const cJSON *writes = metric_of(record_of(report, "coalesced", NULL, 0), "dram_write_bytes");
+    double output = ceil(1000003 * FLOAT_BYTES / SECTOR_BYTES) * SECTOR_BYTES;
+    assert_close(cJSON_GetObjectItemCaseSensitive(writes, "range_against")->valuedouble, output);
+    assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"), 0.05 * output);
     cJSON_Delete(report);
 }
 
-/* Writes reach DRAM when the L2 evicts them: a 256 MiB output is predicted as 256 MiB less half
- * the L2 (25 MiB on the H100, 2 MiB on a T4) up to 256 MiB; a 4 MiB one as 4 - 25 MiB, below
- * zero, so 0, up to 4 MiB. */
-static void dram_writes_are_a_range_as_large_as_half_the_l2(void **state)
+/* The dram_write_bytes of the first record of a --model run: its range, what a range from zero
+ * is stated against (0: nothing), and its reason (copied into reason[256]). */
+static void writes_of(const char *arguments, double *low, double *high, double *against,
+                      char *reason)
+{
+    cJSON *report = gpu_test_run_model(arguments, TIME_LIMIT_S);
+    const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
+    const char *why = NULL;
+    *low = gpu_test_predicted_low(record, "dram_write_bytes", &why);
+    *high = gpu_test_predicted(record, "dram_write_bytes");
+    const cJSON *stated = cJSON_GetObjectItemCaseSensitive(metric_of(record, "dram_write_bytes"),
+                                                           "range_against");
+    *against = cJSON_IsNumber(stated) ? stated->valuedouble : 0;
+    assert_non_null(why);
+    snprintf(reason, 256, "%s", why);
+    cJSON_Delete(report);
+}
+
+/* Writes reach DRAM when the L2 evicts them (gpu_facts.c has the measurements):
+ *   a 4 MiB copy's 8 MiB of lines fit in the L2: the output stays there, a residue of at most
+ *   5% of it;
+ *   a 256 MiB copy (reads as large as its output) leaves 14 to 25.5 MB of its output in an
+ *   H100's L2, 15.5 to 30 MB in an H200's: their traffic shares (0.7 and 1.1 of the L2, half of
+ *   it the output) are larger;
+ *   a gather of one float a line (stride 32) passes 33 times its output's lines through the L2:
+ *   an H200 keeps at most 1.1 x 60 MiB / 33 = 2 MiB of its 4 MiB output, at least
+ *   0.7 x 60 MiB / 33;
+ *   a T4, not measured: 256 MiB less half its 4 MiB L2 to 256 MiB. */
+static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
 {
     (void)state;
-    const double output = 67108864.0 * FLOAT_BYTES;
-    const char *reason = NULL;
-    const char *runs[] = {"--variant coalesced --n 67108864 --metrics dram_write_bytes",
-                          "--variant coalesced --n 67108864 --metrics dram_write_bytes --gpu t4",
-                          "--variant coalesced --n 1048576 --metrics dram_write_bytes"};
-    const double low[] = {output - 25 * 1048576.0, output - 2 * 1048576.0, 0};
-    const double high[] = {output, output, 1048576 * FLOAT_BYTES};
-    for (int i = 0; i < 3; i++) {
-        cJSON *report = gpu_test_run_model(runs[i], TIME_LIMIT_S);
-        const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
-        assert_close(gpu_test_predicted_low(record, "dram_write_bytes", &reason), low[i]);
-        assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"), high[i]);
-        assert_non_null(reason);
-        assert_non_null(strstr(reason, "evicts"));
-        cJSON_Delete(report);
+    const double mib = 1048576.0, output = 256 * mib;
+    double low, high, against;
+    char reason[256];
+    writes_of("--variant coalesced --n 1048576 --metrics dram_write_bytes", &low, &high, &against,
+              reason);
+    assert_close(low, 0);
+    assert_close(high, 0.05 * 4 * mib);
+    assert_close(against, 4 * mib);
+    writes_of("--variant coalesced --n 67108864 --metrics dram_write_bytes", &low, &high, &against,
+              reason);
+    assert_close(low, output - 25.5e6);
+    assert_close(high, output - 14.0e6);
+    assert_non_null(strstr(reason, "write-back"));
+    writes_of("--variant coalesced --n 67108864 --metrics dram_write_bytes --gpu h200", &low,
+              &high, &against, reason);
+    assert_close(low, output - 30.0e6);
+    assert_close(high, output - 15.5e6);
+    writes_of("--variant strided --stride 32 --n 1048576 --metrics dram_write_bytes --gpu h200",
+              &low, &high, &against, reason);
+    assert_close(low, 4 * mib - 1.1 * 60 * mib / 33);
+    assert_close(high, 4 * mib - 0.7 * 60 * mib / 33);
+    writes_of("--variant coalesced --n 67108864 --metrics dram_write_bytes --gpu t4", &low, &high,
+              &against, reason);
+    assert_close(low, output - 2 * mib);
+    assert_close(high, output);
+    assert_non_null(strstr(reason, "evicts"));
+}
+
+/* --l2_fetch sets the L2's fetch granularity: a stride-17 gather (68 bytes apart, a fill each
+ * at 32 and 64 bytes) reads 32 bytes an element at 32, 64 at 64 and 0 (the H100's default), and
+ * at 128 the 128-byte lines of its span (the elements share them). Other values are refused. */
+static void the_fetch_granularity_sets_the_fills(void **state)
+{
+    (void)state;
+    cJSON *report = gpu_test_run_model("--variant strided --stride 17 --n 1048576 "
+                                       "--sweep l2_fetch=0,32,64,128" METRICS, TIME_LIMIT_S);
+    const double span_fills = floor((ALIGNED_N - 1) * 68.0 / 128) + 1;
+    const double expected[] = {64 * ALIGNED_N, 32 * ALIGNED_N, 64 * ALIGNED_N, 128 * span_fills};
+    const long long fetch[] = {0, 32, 64, 128};
+    for (int i = 0; i < 4; i++) {
+        double low, high;
+        dram_data(record_of(report, "strided", "l2_fetch", fetch[i]), 1, &low, &high);
+        assert_close(low, expected[i]);
+        assert_close(high, expected[i]);
     }
+    cJSON_Delete(report);
+    int status = 0;
+    cJSON *refused = gpu_test_run_lab("--model --l2_fetch 48", TIME_LIMIT_S, &status);
+    cJSON_Delete(refused);
+    assert_int_equal(status, 2);
 }
 
 int main(void)
@@ -190,7 +291,8 @@ int main(void)
         cmocka_unit_test(offset_costs_a_fifth_sector_off_the_line),
         cmocka_unit_test(broadcast_and_float4),
         cmocka_unit_test(float4_tail_is_one_more_request),
-        cmocka_unit_test(dram_writes_are_a_range_as_large_as_half_the_l2),
+        cmocka_unit_test(dram_writes_are_the_output_less_what_the_l2_keeps),
+        cmocka_unit_test(the_fetch_granularity_sets_the_fills),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
