@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # unit_memlab_cli: ./memlab's subcommands refuse bad input with exit 2 and one line on stderr,
 # before building or writing anything, and never hang; and they take good input: run of every
-# lab (--model, --help), check of every lab name. No GPU needed: the refusals come before a lab
-# runs, the runs are --model, and check without a GPU stops at its own GPU check (exit 3).
+# lab (--model, --help), check of every lab name. Every subcommand's --help (-h) prints its
+# usage and builds nothing; a student pack refuses to make another. No GPU needed: the refusals
+# come before a lab runs, the runs are --model, and check without a GPU stops at its own GPU
+# check (exit 3).
 # CTest sets MEMLAB_BUILD to its build directory and MEMLAB_NO_BUILD=1.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -38,7 +40,7 @@ expect_refused "an empty command" ""
 expect_refused "run without a lab" run
 expect_refused "run of an unknown lab" run no_such_lab
 expect_refused "run of an empty lab name" run ""
-expect_refused "run of an option as the lab" run --help
+expect_refused "run of an option as the lab" run --bogus
 expect_refused "list with an argument" list register_spill
 expect_refused "list with two arguments" list --metrics extra
 expect_refused "check of an unknown lab" check no_such_lab
@@ -106,6 +108,84 @@ for arguments in "--help" "coalescing --help"; do
   sed -n '/^usage:/,/^$/p' "$work/out" >"$work/usage"
   grep -q -- '--program' "$work/usage" && fail "grade $arguments: the usage names the internal --program"
 done
+# COMMAND --help and -h, for every command the driver has: exit 0, a usage line naming the
+# command on stdout, nothing on stderr, and nothing built, installed, run or written. Twice: with
+# an empty build directory and MEMLAB_NO_BUILD=1 (as CTest runs it), and with a build directory
+# that does not exist and building allowed, where stand-ins for what a build or set-up runs
+# (cmake, nvcc, apt-get, sudo, ...) are first on PATH and note any call.
+# The commands: the labels of the driver's top-level case statements (two spaces in), so that a
+# new command is asked too; the list below makes sure the reading finds them.
+commands=$(sed -n 's/^  \([a-z][a-z-]*\)\( | [^)]*\)*) .*/\1/p;s/^  \([a-z][a-z-]*\)\( | [^)]*\)*)$/\1/p' "$memlab" |
+  sort -u)
+for command in setup demo plot test run list check bench grade student-pack package; do
+  grep -qx "$command" <<<"$commands" || fail "the driver has no command '$command' to ask for help"
+done
+mkdir "$work/stand-ins" "$work/empty-build"
+for tool in cmake ctest nvcc cc gcc apt-get sudo gnuplot nvidia-smi ncu compute-sanitizer tar; do
+  printf '#!/bin/sh\necho "%s $*" >>"%s"\nexit 1\n' "$tool" "$work/called" >"$work/stand-ins/$tool"
+  chmod +x "$work/stand-ins/$tool"
+done
+for command in $commands; do
+  for flag in --help -h; do
+    for arguments in "$flag" "coalescing $flag"; do
+      # run LAB --help and test -R X --help belong to the lab program and ctest, not the driver.
+      [[ $command == run || $command == test ]] && [[ $arguments != "$flag" ]] && continue
+      for how in no-build stand-ins; do
+        what="$command $arguments ($how)"
+        rm -rf "$work/no-build-dir" "$work/called" "$work/cwd"
+        mkdir "$work/cwd"
+        if [[ $how == no-build ]]; then
+          # shellcheck disable=SC2086 # the arguments are words on purpose
+          (cd "$work/cwd" && MEMLAB_BUILD=$work/empty-build MEMLAB_NO_BUILD=1 \
+            timeout 60 "$memlab" "$command" $arguments) >"$work/out" 2>"$work/err"
+        else
+          # shellcheck disable=SC2086
+          (cd "$work/cwd" && unset MEMLAB_NO_BUILD MEMLAB_GRADE MEMLAB_SKELETON &&
+            PATH=$work/stand-ins:$PATH MEMLAB_BUILD=$work/no-build-dir \
+              timeout 60 "$memlab" "$command" $arguments) >"$work/out" 2>"$work/err"
+        fi
+        status=$?
+        [[ $status -eq 0 ]] || { fail "$what: exit $status, expected 0"; cat "$work/err"; }
+        [[ ! -s $work/err ]] || { fail "$what: wrote to stderr"; cat "$work/err"; }
+        grep -q "^usage: ./memlab $command\( \|$\)" "$work/out" || fail "$what: no usage line of $command"
+        [[ -z $(ls -A "$work/empty-build") && ! -e $work/no-build-dir ]] ||
+          fail "$what: wrote into the build directory"
+        [[ -z $(ls -A "$work/cwd") ]] || fail "$what: wrote $(ls -A "$work/cwd")"
+        [[ ! -e $work/called ]] || fail "$what: ran $(cat "$work/called")"
+      done
+    done
+  done
+done
+# The students' grade --help names no internal option, whether the grader is built or not.
+for build_dir in "$build" "$work/empty-build"; do
+  MEMLAB_BUILD=$build_dir MEMLAB_NO_BUILD=1 timeout 60 "$memlab" grade --help >"$work/out" 2>&1
+  grep -q -- '--program' "$work/out" && fail "grade --help (build $build_dir) names the internal --program"
+done
+# ./memlab help COMMAND is COMMAND --help.
+timeout 60 "$memlab" help demo >"$work/out" 2>"$work/err"
+status=$?
+[[ $status -eq 0 ]] || fail "help demo: exit $status, expected 0"
+grep -q '^usage: ./memlab demo ' "$work/out" || fail "help demo: not demo's usage"
+expect_refused "help of an unknown command" help frobnicate
+
+# A student pack (STUDENT.md at its root) cannot make another pack: one line, exit 2, before
+# anything is built, and no raw error of a tool (mv's "cannot stat" once).
+mkdir -p "$work/pack/tools/skeleton" # as a pack has it: no student_readme.md left
+cp "$memlab" "$work/pack/memlab"
+cp -R "$root/labs" "$work/pack/"
+echo "# a student pack" >"$work/pack/STUDENT.md"
+for arguments in "$work/pack-out.tar.gz" ""; do
+  # shellcheck disable=SC2086
+  (cd "$work/pack" && MEMLAB_BUILD=$work/empty-build MEMLAB_NO_BUILD=1 \
+    timeout 60 ./memlab student-pack $arguments) >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 2 ]] || fail "student-pack in a pack ($arguments): exit $status, expected 2"
+  [[ $(wc -l <"$work/err") -eq 1 ]] || { fail "student-pack in a pack: not one line"; cat "$work/err"; }
+  grep -q 'student pack' "$work/err" || fail "student-pack in a pack: does not say it is a pack"
+  grep -q 'mv:\|cannot stat' "$work/err" && fail "student-pack in a pack: a raw tool error"
+  [[ ! -e $work/pack-out.tar.gz && -z $(ls -A "$work/empty-build") ]] || fail "student-pack in a pack wrote"
+done
+
 # check takes every lab's name, one or all; with no GPU its own GPU check answers (exit 3).
 if nvidia-smi -L >/dev/null 2>&1; then
   echo "a GPU is here: check's argument acceptance is left out (it would run for minutes)"
@@ -124,4 +204,4 @@ fi
 [[ ! -e $work/missing && ! -e $work/a && ! -e $work/bench.txt ]] || fail "a refusal created a file"
 
 [[ $failures -eq 0 ]] || { echo "$failures failure(s)"; exit 1; }
-echo "all ./memlab refusals, runs of every lab and check arguments checked"
+echo "all ./memlab refusals, runs of every lab, check arguments and every command's --help checked"

@@ -7,9 +7,10 @@
 #      a hidden case; no figure that no shipped page shows, no dead link in a shipped page; the
 #      lab sources are the generator's student versions and the instructor's host programs.
 #   2. The README: the pack's README.md is the students' own (tools/skeleton/student_readme.md),
-#      and no line of the instructor README's "Reading the table" section (its reading of a
-#      measured table answers handout 04) and no sentence of the instructor README that carries
-#      a measured figure stands in any file of the pack (sentences compared across line breaks).
+#      its lab table listing every labs/NN_name/ folder and nothing else, and no line of the
+#      instructor README's "Reading the table" section (its reading of a measured table answers
+#      handout 04) and no sentence of the instructor README that carries a measured figure
+#      stands in any file of the pack (sentences compared across line breaks).
 #   3. Measured results in the lab sources: no host program or header (labs/*/*.cu but
 #      kernels.cu, labs/*/*.h) names a GPU model in any line, and no comment of a lab source
 #      (kernels.cu included) matches a pattern of a measured figure or of a handout's answer
@@ -100,8 +101,24 @@ find "$pack" -type f | while read -r file; do
 done >"$work/pack_lines"
 
 # ---- 2. the README: the students' own, nothing of the instructor's -----------------------------
-cmp -s "$root/tools/skeleton/student_readme.md" "$pack/README.md" ||
+template=$root/tools/skeleton/student_readme.md
+# The template holds no lab row: the driver writes them all, where its "<!-- labs: " line is.
+! grep -q '^| \[Lab ' "$template" ||
+  fail "tools/skeleton/student_readme.md has lab rows: ./memlab student-pack writes them from labs/"
+# The README is the template, its "<!-- labs: " line made the lab table (header, rule, rows).
+awk '/^\| handout \| program \| lesson \|$/ { table = 1 }
+  table && /^\|/ { next } { table = 0; print }' "$pack/README.md" >"$work/readme_without_labs"
+grep -v '^<!-- labs: ' "$template" | cmp -s - "$work/readme_without_labs" ||
   fail "the pack's README.md is not the students' README (tools/skeleton/student_readme.md)"
+# The table lists every labs/NN_name/ folder, in order, and nothing else, each row
+# "| [Lab NN](handouts/NN_name.md) | `name` | LESSON |" (LESSON not empty).
+shipped=$(for directory in "$root"/labs/[0-9][0-9]_*/; do basename "$directory"; done)
+row='^| \[Lab \([0-9][0-9]\)\](handouts/\1_\([^)/]*\)\.md) | `\2` | [^ |].* |$'
+listed=$(sed -n "s#$row#\\1_\\2#p" "$pack/README.md")
+[[ -n $shipped && $listed == "$shipped" ]] || fail "the pack's README lists the labs" \
+  "$(tr '\n' ' ' <<<"$listed")but labs/ holds $(tr '\n' ' ' <<<"$shipped")"
+[[ $(grep -c '^| \[Lab ' "$pack/README.md") -eq $(grep -c . <<<"$listed") ]] || fail "the pack's" \
+  "README has lab rows not of the form | [Lab NN](handouts/NN_name.md) | \`name\` | LESSON |"
 
 # Every text file of the pack, one line each, its whitespace made single spaces: "PATH<TAB>TEXT".
 find "$pack" -type f | sort | while read -r file; do

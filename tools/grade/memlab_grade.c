@@ -362,10 +362,7 @@ static void print_help(void)
           "  2  bad usage, a malformed rubric, a missing program or submission, an output that\n"
           "     cannot be written: one line on stderr, nothing graded\n"
           "  3  not gradable on this host: no CUDA device, counters not readable, no reference\n"
-          "     solution for a case (a class: any submission, before 1)\n"
-          "\n"
-          "Run as build/tools/memlab_grade, it also takes --program build/labs/LAB (needed) and\n"
-          "--root DIR (the checkout; default .), which ./memlab grade passes.\n",
+          "     solution for a case (a class: any submission, before 1)\n",
           stdout);
 }
 
