@@ -967,6 +967,19 @@ static int save_kernels(const ml_lab *lab, const ml_options *options)
     return ML_EXIT_OK;
 }
 
+/* A kernels file without a kernel a selected variant launches: said by name (`where`: "" or
+ * " for sm_75"), and the exit status of a wrong submission. */
+static int missing_kernel(const ml_lab *lab, const char *origin, const ml_variant *variant,
+                          const char *where)
+{
+    const char *slash = strrchr(origin, '/');
+    fprintf(stderr, "%s: your %s defines no kernel '%s'%s (variant %s launches it): declare it "
+                    "extern \"C\" __global__\n",
+            lab->program, slash != NULL ? slash + 1 : origin, variant->kernel, where,
+            variant->name);
+    return ML_EXIT_INCORRECT;
+}
+
 /* Loads the kernels and finds every selected variant's: a kernels file that lacks one fails
  * here, by name, before anything runs. */
 static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel_t *kernels)
@@ -982,14 +995,134 @@ static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel
         if (!options->variant_selected[v] || variant->kernel == NULL)
             continue;
         kernels[v] = ml_kernels_find(variant->kernel);
-        if (kernels[v] == NULL) {
-            fprintf(stderr, "%s: your %s defines no kernel '%s' (variant %s launches it): declare it "
-                            "extern \"C\" __global__\n",
-                    lab->program, ml_kernels_origin(), variant->kernel, variant->name);
-            return ML_EXIT_INCORRECT;
-        }
+        if (kernels[v] == NULL)
+            return missing_kernel(lab, ml_kernels_origin(), variant, "");
     }
     return ML_EXIT_OK;
+}
+
+/* The whole file in memory (*bytes long), or NULL. */
+static unsigned char *read_binary(const char *path, size_t *bytes)
+{
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return NULL;
+    unsigned char *data = NULL;
+    long size = -1;
+    if (fseek(file, 0, SEEK_END) == 0 && (size = ftell(file)) >= 0 &&
+        fseek(file, 0, SEEK_SET) == 0 && (data = malloc(size > 0 ? (size_t)size : 1)) != NULL &&
+        fread(data, 1, (size_t)size, file) != (size_t)size) {
+        free(data);
+        data = NULL;
+    }
+    if (fclose(file) != 0) {
+        free(data);
+        data = NULL;
+    }
+    *bytes = data != NULL ? (size_t)size : 0;
+    return data;
+}
+
+/* Whether the fatbin a compile wrote holds every kernel the selected variants launch, in the
+ * cubin of every architecture it was compiled for (one may sit behind #if __CUDA_ARCH__): read
+ * from its ELF sections, which needs no GPU. Says which is missing and returns
+ * ML_EXIT_INCORRECT, as a load on a GPU would; else ML_EXIT_OK with the kernels counted. */
+static int find_kernels_in(const ml_lab *lab, const ml_options *options, const char *fatbin,
+                           const char *architectures, int *kernel_count)
+{
+    size_t bytes = 0;
+    unsigned char *data = read_binary(fatbin, &bytes);
+    if (data == NULL) {
+        fprintf(stderr, "%s: cannot read %s, just compiled: %s\n", lab->program, fatbin,
+                strerror(errno));
+        return ML_EXIT_INCORRECT;
+    }
+    int several = strpbrk(architectures, "; ,") != NULL;
+    *kernel_count = 0;
+    for (int v = 0; v < lab->num_variants; v++) {
+        const ml_variant *variant = &lab->variants[v];
+        if (!options->variant_selected[v] || variant->kernel == NULL)
+            continue;
+        int counted = 0; /* variants may share a kernel: each name counts once */
+        for (int w = 0; w < v && !counted; w++)
+            counted = options->variant_selected[w] && lab->variants[w].kernel != NULL &&
+                      strcmp(lab->variants[w].kernel, variant->kernel) == 0;
+        *kernel_count += !counted;
+        /* "75;80;90", "90a": the number of each, as the fatbin's entries name them. */
+        for (const char *at = architectures; *at != '\0';) {
+            char *end = NULL;
+            long arch = strtol(at, &end, 10);
+            if (end == at) {
+                at++;
+                continue;
+            }
+            at = end;
+            double code_bytes = 0, constant_bytes = 0;
+            if (ml_kernels_code_bytes_in(data, bytes, variant->kernel, (int)arch, &code_bytes,
+                                         &constant_bytes) != 0) {
+                char where[32] = "";
+                if (several)
+                    snprintf(where, sizeof where, " for sm_%ld", arch);
+                free(data);
+                return missing_kernel(lab, options->kernels_path, variant, where);
+            }
+            while (*at != '\0' && *at != ';' && *at != ' ' && *at != ',')
+                at++;
+        }
+    }
+    free(data);
+    return ML_EXIT_OK;
+}
+
+/* --kernels FILE.cu and no device to run it: what can be told without one is told first. The
+ * file is compiled as a run on a GPU would (ml_kernels_compile: the judge, then nvcc, device
+ * code only; its errors on stderr, a refused file's never), for the architectures --save-kernels
+ * would use, and the kernels the run launches are looked up in it; only then one line says that
+ * running them needs a GPU (exit 3). A file that does not compile or lacks a kernel exits 1, as
+ * with a GPU. */
+static int check_kernels_without_device(const ml_lab *lab, const ml_options *options,
+                                        const char *reason)
+{
+    const char *temporary = getenv("TMPDIR");
+    if (temporary == NULL || temporary[0] == '\0')
+        temporary = "/tmp";
+    char scratch[4096], fatbin[4200], log_path[4300], refused_path[4300], architectures[256],
+        error[512];
+    snprintf(scratch, sizeof scratch, "%s/memlab-check-XXXXXX", temporary);
+    if (mkdtemp(scratch) == NULL) {
+        fprintf(stderr, "%s: cannot make a scratch directory in %s to compile %s: %s\n",
+                lab->program, temporary, options->kernels_path, strerror(errno));
+        return ML_EXIT_INCORRECT;
+    }
+    snprintf(fatbin, sizeof fatbin, "%s/kernels.fatbin", scratch);
+    snprintf(log_path, sizeof log_path, "%s.ptxas", fatbin);
+    snprintf(refused_path, sizeof refused_path, "%s%s", fatbin, ML_KERNELS_REFUSED_SUFFIX);
+    ml_kernels_default_architectures(lab->kernels, options->device, architectures,
+                                     sizeof architectures);
+    int status = ML_EXIT_OK, kernel_count = 0;
+    if (ml_kernels_compile(lab->kernels, options->kernels_path, architectures, fatbin, error,
+                           sizeof error) != 0) {
+        fprintf(stderr, "%s: %s\n", lab->program, error);
+        status = ML_EXIT_INCORRECT;
+    } else {
+        status = find_kernels_in(lab, options, fatbin, architectures, &kernel_count);
+    }
+    /* What the compile left: the fatbin and ptxas's log, or the refusal's note. */
+    const char *left[] = {fatbin, log_path, refused_path};
+    for (size_t i = 0; i < sizeof left / sizeof left[0]; i++)
+        if (unlink(left[i]) != 0 && errno != ENOENT)
+            fprintf(stderr, "%s: warning: cannot remove %s: %s\n", lab->program, left[i],
+                    strerror(errno));
+    if (rmdir(scratch) != 0)
+        fprintf(stderr, "%s: warning: cannot remove %s: %s\n", lab->program, scratch,
+                strerror(errno));
+    if (status != ML_EXIT_OK)
+        return status;
+    fprintf(stderr, "%s: %s compiles (sm_%s) and defines the %d kernel%s this run launches; "
+                    "running %s needs a GPU: no usable CUDA device (%s)\n",
+            lab->program, options->kernels_path, architectures, kernel_count,
+            kernel_count == 1 ? "" : "s", kernel_count == 1 ? "it" : "them", reason);
+    return ML_EXIT_NO_DEVICE;
 }
 
 /* ---- a run, phase by phase ------------------------------------------------------------------ */
@@ -1100,6 +1233,10 @@ static int predict_only(lab_run *run)
     report->model_gpu = ml_model_gpu();
     snprintf(report->profiler_note, sizeof report->profiler_note,
              "not read: --model gives predictions only");
+    /* A --kernels file here would otherwise pass for checked: said once, and the run goes on. */
+    if (options->kernels_path != NULL)
+        fprintf(stderr, "%s: warning: --model does not read --kernels %s: its predictions come "
+                        "from the access model alone\n", lab->program, options->kernels_path);
     warn_unread_sweep(lab, options);
     long long points = ml_sweep_count(options);
     for (int v = 0; v < lab->num_variants; v++) {
@@ -1133,6 +1270,9 @@ static int open_device(lab_run *run)
     if (device_status != cudaSuccess || device_count == 0) {
         char reason[256];
         no_device_reason(device_status, reason, sizeof reason);
+        size_t path_length = options->kernels_path != NULL ? strlen(options->kernels_path) : 0;
+        if (path_length > 3 && strcmp(options->kernels_path + path_length - 3, ".cu") == 0)
+            return check_kernels_without_device(lab, options, reason);
         fprintf(stderr, "%s: no usable CUDA device (%s); ./memlab run %s --model gives the "
                         "predictions without one\n", lab->program, reason, lab->program);
         return ML_EXIT_NO_DEVICE;

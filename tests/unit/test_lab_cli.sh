@@ -6,7 +6,9 @@
 # work anywhere; --out FILE writes the report in the --format to FILE and the table to stdout, as
 # --help says; a --sweep over a size that variants do not read warns once, naming exactly the
 # variants whose table rows leave that size blank; without a GPU a run exits 3 with one line
-# naming --model, and where no NVIDIA driver is installed the line says so.
+# naming --model, and where no NVIDIA driver is installed the line says so; without a GPU a
+# --kernels .cu is still compiled (nvcc's errors shown, a missing kernel named, else one line
+# that running it needs a GPU, exit 3); --model warns once that it does not read --kernels.
 #   tests/unit/test_lab_cli.sh PATH/TO/LAB_PROGRAM
 # The bad-input corpus is built from the size flags the program's --help lists (name, default,
 # range), so every lab gets the same checks; labs/NN_PROGRAM/tests/cli.sh, when there is one, adds
@@ -173,7 +175,41 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
     grep -qF "no usable CUDA device (no NVIDIA driver is installed here: libcuda.so.1 cannot be loaded)" "$work/err" ||
       fail "no driver here, but the no-GPU message says: $(cat "$work/err")"
   fi
+
+  # --kernels FILE.cu without a GPU: compiled all the same, and its errors shown; a file that
+  # compiles and defines the lab's kernels (the lab's own) gets the one no-GPU line (exit 3); one
+  # that lacks them is told which, as on a GPU (exit 1).
+  printf '// a syntax error on line 3\nextern "C" __global__ void broken(float *out)\n{ int x = ; }\n' \
+    >"$work/syntax.cu"
+  "$lab" --kernels "$work/syntax.cu" >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 1 ]] || fail "--kernels with a syntax error, no GPU -> exit $status, expected 1 (it does not compile)"
+  grep -q '^syntax\.cu(3): error' "$work/err" ||
+    fail "--kernels with a syntax error, no GPU: nvcc's error line naming line 3 is not shown: $(cat "$work/err")"
+  own=$(echo "$root"/labs/[0-9][0-9]_"$program"/kernels.cu)
+  "$lab" --kernels "$own" >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 3 ]] || fail "--kernels $own, no GPU -> exit $status, expected 3: $(cat "$work/err")"
+  [[ $(wc -l <"$work/err") -eq 1 ]] && grep -qF -- "$own compiles (sm_" "$work/err" &&
+    grep -qF -- "needs a GPU: no usable CUDA device" "$work/err" ||
+    fail "--kernels $own, no GPU: expected one line that it compiles and needs a GPU, got: $(cat "$work/err")"
+  [[ ! -s $work/out ]] || fail "--kernels $own, no GPU: wrote to stdout"
+  printf 'extern "C" __global__ void not_a_lab_kernel(float *out) { out[0] = 1.0f; }\n' >"$work/other.cu"
+  "$lab" --kernels "$work/other.cu" >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 1 ]] || fail "--kernels with none of the lab's kernels, no GPU -> exit $status, expected 1"
+  grep -qF "your other.cu defines no kernel '" "$work/err" ||
+    fail "--kernels with none of the lab's kernels, no GPU: the missing kernel is not named: $(cat "$work/err")"
 fi
+
+# --model reads no kernels: a --kernels beside it gets one warning, and the predictions go on.
+"$lab" --model --kernels "$(echo "$root"/labs/[0-9][0-9]_"$program"/kernels.cu)" >"$work/out" 2>"$work/err"
+status=$?
+[[ $status -eq 0 ]] || fail "--model --kernels -> exit $status, expected 0: $(cat "$work/err")"
+[[ $(wc -l <"$work/err") -eq 1 ]] &&
+  grep -qF -- "$program: warning: --model does not read --kernels " "$work/err" ||
+  fail "--model --kernels: expected one warning that the model does not read kernels, got: $(cat "$work/err")"
+grep -q '^variant ' "$work/out" || fail "--model --kernels: no prediction table on stdout"
 
 # Every line of the lab's argument files (what ./memlab demo, check and bench run) is accepted.
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
