@@ -197,6 +197,21 @@ const cJSON *gpu_test_record(const cJSON *report, const char *variant)
     return record;
 }
 
+const cJSON *gpu_test_record_at(const cJSON *report, const char *variant, const char *param,
+                                long long value)
+{
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, variant) == 0 &&
+            (param == NULL || gpu_test_param(record, param) == value))
+            return record;
+    }
+    fail_msg("no record of %s with %s = %lld", variant, param ? param : "-", value);
+    return NULL;
+}
+
 void gpu_test_write_kernels(const char *text, char *path, size_t size)
 {
     char directory[] = "/tmp/memlab_kernels_XXXXXX";

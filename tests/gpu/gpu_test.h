@@ -48,6 +48,11 @@ const char *gpu_test_profiler_note(const cJSON *report);
 /* The first record of a variant in a report; fails the running CMocka test if there is none. */
 const cJSON *gpu_test_record(const cJSON *report, const char *variant);
 
+/* The record of variant whose size param is value (the first record of variant for param
+ * NULL); fails the running CMocka test if there is none. */
+const cJSON *gpu_test_record_at(const cJSON *report, const char *variant, const char *param,
+                                long long value);
+
 /* A parameter of a record. */
 long long gpu_test_param(const cJSON *record, const char *name);
 

@@ -56,29 +56,13 @@ static void assert_close(double value, double expected)
         fail_msg("predicted %.12g, expected %.12g", value, expected);
 }
 
-/* The record of this variant whose parameter `param` is value (any, for param NULL). */
-static const cJSON *record_of(const cJSON *report, const char *variant, const char *param,
-                              long long value)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (strcmp(name->valuestring, variant) == 0 &&
-            (param == NULL || gpu_test_param(record, param) == value))
-            return record;
-    }
-    fail_msg("no record of %s with %s = %lld", variant, param ? param : "-", value);
-    return NULL;
-}
-
 /* The input bytes a record's dram_read_bytes counts besides the floor: one count, low and high
  * ends alike (the fills of one size). With check_floor, the floor is the H100's or H200's. */
 static double data_read(const cJSON *report, const char *variant, const char *param,
                         long long value, int check_floor)
 {
     double low, high;
-    dram_data(record_of(report, variant, param, value), check_floor, &low, &high);
+    dram_data(gpu_test_record_at(report, variant, param, value), check_floor, &low, &high);
     assert_close(high, low);
     return low;
 }
@@ -194,7 +178,7 @@ static void float4_tail_is_one_more_request(void **state)
                  sectors / requests);
     /* DRAM writes: whole sectors of the output, the last partly filled; input and output fit
      * in the L2, so they stay there: a residue, stated against the output's sectors. */
-    const cJSON *writes = metric_of(record_of(report, "coalesced", NULL, 0), "dram_write_bytes");
+    const cJSON *writes = metric_of(gpu_test_record_at(report, "coalesced", NULL, 0), "dram_write_bytes");
     double output = ceil(1000003 * FLOAT_BYTES / SECTOR_BYTES) * SECTOR_BYTES;
     assert_close(cJSON_GetObjectItemCaseSensitive(writes, "range_against")->valuedouble, output);
     assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"), 0.05 * output);
@@ -273,7 +257,7 @@ static void the_fetch_granularity_sets_the_fills(void **state)
     const long long fetch[] = {0, 32, 64, 128};
     for (int i = 0; i < 4; i++) {
         double low, high;
-        dram_data(record_of(report, "strided", "l2_fetch", fetch[i]), 1, &low, &high);
+        dram_data(gpu_test_record_at(report, "strided", "l2_fetch", fetch[i]), 1, &low, &high);
         assert_close(low, expected[i]);
         assert_close(high, expected[i]);
     }

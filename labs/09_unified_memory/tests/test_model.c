@@ -35,23 +35,6 @@
 #define BLOCK 65536.0
 #define MIB (1024.0 * 1024.0)
 
-/* The record of variant at one value of a size (or the first record of variant when param is
- * NULL). */
-static const cJSON *record_at(const cJSON *report, const char *variant, const char *param,
-                              long long value)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(record, "variant");
-        if (strcmp(name->valuestring, variant) == 0 &&
-            (param == NULL || gpu_test_param(record, param) == value))
-            return record;
-    }
-    fail_msg("no record of %s with %s %lld", variant, param ? param : "-", value);
-    return NULL;
-}
-
 static void assert_point(const cJSON *record, const char *alias, double expected)
 {
     const char *reason = NULL;
@@ -76,7 +59,7 @@ static void nothing_moves_for_zero_copy_or_resident_pages(void **state)
                                        TIME_LIMIT_S);
     const char *variants[] = {"zero_copy", "managed_resident"};
     for (int v = 0; v < 2; v++) {
-        const cJSON *record = record_at(report, variants[v], NULL, 0);
+        const cJSON *record = gpu_test_record_at(report, variants[v], NULL, 0);
         assert_point(record, "um_htod_bytes", 0);
         assert_point(record, "um_dtoh_bytes", 0);
     }
@@ -89,15 +72,15 @@ static void a_first_touch_moves_every_page_once(void **state)
     cJSON *report = gpu_test_run_model(
         "--variant managed_first_touch,managed_prefetch --sweep n=1000003,8388608", TIME_LIMIT_S);
     /* 32 MiB: 512 blocks, 16 regions, the same bytes either way. */
-    assert_point(record_at(report, "managed_first_touch", "n", 8388608), "um_htod_bytes", 32 * MIB);
-    const cJSON *prefetch = record_at(report, "managed_prefetch", "n", 8388608);
+    assert_point(gpu_test_record_at(report, "managed_first_touch", "n", 8388608), "um_htod_bytes", 32 * MIB);
+    const cJSON *prefetch = gpu_test_record_at(report, "managed_prefetch", "n", 8388608);
     assert_point(prefetch, "um_htod_bytes", 32 * MIB);
     assert_point(prefetch, "um_htod_migrations", 16);
     /* 4,000,012 bytes: 977 pages (the last one part full), in 2 blocks, the second cut short
      * at the last page: every page moves, no more. */
-    assert_point(record_at(report, "managed_first_touch", "n", 1000003), "um_htod_bytes",
+    assert_point(gpu_test_record_at(report, "managed_first_touch", "n", 1000003), "um_htod_bytes",
                  977 * PAGE);
-    const cJSON *prefetch_two = record_at(report, "managed_prefetch", "n", 1000003);
+    const cJSON *prefetch_two = gpu_test_record_at(report, "managed_prefetch", "n", 1000003);
     assert_point(prefetch_two, "um_htod_bytes", 977 * PAGE);
     assert_point(prefetch_two, "um_htod_migrations", 2);
     cJSON_Delete(report);
@@ -118,9 +101,9 @@ static void a_small_input_moves_its_power_of_two_run(void **state)
     const long long n[] = {1, 100000, 300000, 600000};
     const double touched[] = {16, 128, 512, 586}, pages[] = {1, 98, 293, 586};
     for (int k = 0; k < 4; k++) {
-        assert_point(record_at(report, "managed_first_touch", "n", n[k]), "um_htod_bytes",
+        assert_point(gpu_test_record_at(report, "managed_first_touch", "n", n[k]), "um_htod_bytes",
                      touched[k] * PAGE);
-        const cJSON *prefetch = record_at(report, "managed_prefetch", "n", n[k]);
+        const cJSON *prefetch = gpu_test_record_at(report, "managed_prefetch", "n", n[k]);
         assert_point(prefetch, "um_htod_bytes", pages[k] * PAGE);
         assert_point(prefetch, "um_htod_migrations", k < 3 ? 1 : 2);
     }
@@ -133,18 +116,18 @@ static void a_sparse_word_moves_its_block(void **state)
     cJSON *report = gpu_test_run_model(
         "--variant managed_sparse --n 33554432 --sweep stride_kib=4,256,2048,8192", TIME_LIMIT_S);
     /* 128 MiB: words 2 MiB apart are 64, 8 MiB apart 16: a block each, moved in two transfers. */
-    const cJSON *far = record_at(report, "managed_sparse", "stride_kib", 2048);
+    const cJSON *far = gpu_test_record_at(report, "managed_sparse", "stride_kib", 2048);
     assert_point(far, "um_htod_bytes", 64 * BLOCK);
     assert_point(far, "um_htod_migrations", 2 * 64);
-    const cJSON *farther = record_at(report, "managed_sparse", "stride_kib", 8192);
+    const cJSON *farther = gpu_test_record_at(report, "managed_sparse", "stride_kib", 8192);
     assert_point(farther, "um_htod_bytes", 16 * BLOCK);
     assert_point(farther, "um_htod_migrations", 2 * 16);
     /* 256 KiB apart: 512 words in 512 blocks. */
-    const cJSON *apart = record_at(report, "managed_sparse", "stride_kib", 256);
+    const cJSON *apart = gpu_test_record_at(report, "managed_sparse", "stride_kib", 256);
     assert_point(apart, "um_htod_bytes", 512 * BLOCK);
     assert_point(apart, "um_htod_migrations", 2 * 512);
     /* A word in every page: every block of the 128 MiB. */
-    assert_point(record_at(report, "managed_sparse", "stride_kib", 4), "um_htod_bytes", 128 * MIB);
+    assert_point(gpu_test_record_at(report, "managed_sparse", "stride_kib", 4), "um_htod_bytes", 128 * MIB);
     cJSON_Delete(report);
 
     /* 7,500,412 bytes, a word every 198 KiB (49.5 pages): 37 words, each in a big page of its
@@ -152,7 +135,7 @@ static void a_sparse_word_moves_its_block(void **state)
      * page (two transfers), 32 inside (three): 106 transfers (measured on an H200: 106). */
     report = gpu_test_run_model("--variant managed_sparse --n 1875103 --stride_kib 198",
                                 TIME_LIMIT_S);
-    const cJSON *inside = record_at(report, "managed_sparse", NULL, 0);
+    const cJSON *inside = gpu_test_record_at(report, "managed_sparse", NULL, 0);
     assert_point(inside, "um_htod_bytes", 37 * BLOCK);
     assert_point(inside, "um_htod_migrations", 5 * 2 + 32 * 3);
     cJSON_Delete(report);
@@ -161,7 +144,7 @@ static void a_sparse_word_moves_its_block(void **state)
      * block; 96 of the 128 pages 0-127 grown, more than 51%: the 128 move (measured: 524,288). */
     report = gpu_test_run_model("--variant managed_sparse --n 107594 --stride_kib 47",
                                 TIME_LIMIT_S);
-    assert_point(record_at(report, "managed_sparse", NULL, 0), "um_htod_bytes", 128 * PAGE);
+    assert_point(gpu_test_record_at(report, "managed_sparse", NULL, 0), "um_htod_bytes", 128 * PAGE);
     cJSON_Delete(report);
 }
 
@@ -169,7 +152,7 @@ static void ping_pong_moves_every_page_both_ways(void **state)
 {
     (void)state;
     cJSON *report = gpu_test_run_model("--variant ping_pong --n 8388608 --rounds 3", TIME_LIMIT_S);
-    const cJSON *record = record_at(report, "ping_pong", NULL, 0);
+    const cJSON *record = gpu_test_record_at(report, "ping_pong", NULL, 0);
     assert_point(record, "um_htod_bytes", 3 * 32 * MIB);
     assert_point(record, "um_dtoh_bytes", 2 * 32 * MIB);
     cJSON_Delete(report);
@@ -178,10 +161,10 @@ static void ping_pong_moves_every_page_both_ways(void **state)
      * the driver may mark the page thrashing, after its 5th move: 3 rounds (5 moves) move 64 KiB
      * each time; 4 rounds add a 6th and 7th move of 64 KiB or of the one page. */
     report = gpu_test_run_model("--variant ping_pong --n 1 --sweep rounds=3,4", TIME_LIMIT_S);
-    const cJSON *three = record_at(report, "ping_pong", "rounds", 3);
+    const cJSON *three = gpu_test_record_at(report, "ping_pong", "rounds", 3);
     assert_point(three, "um_htod_bytes", 3 * BLOCK);
     assert_point(three, "um_dtoh_bytes", 2 * BLOCK);
-    const cJSON *four = record_at(report, "ping_pong", "rounds", 4);
+    const cJSON *four = gpu_test_record_at(report, "ping_pong", "rounds", 4);
     assert_range(four, "um_htod_bytes", 3 * BLOCK + PAGE, 4 * BLOCK);
     assert_range(four, "um_dtoh_bytes", 2 * BLOCK + PAGE, 3 * BLOCK);
     cJSON_Delete(report);
