@@ -178,7 +178,8 @@ static void float4_tail_is_one_more_request(void **state)
                  sectors / requests);
     /* DRAM writes: whole sectors of the output, the last partly filled; input and output fit
      * in the L2, so they stay there: a residue, stated against the output's sectors. */
-    const cJSON *writes = metric_of(gpu_test_record_at(report, "coalesced", NULL, 0), "dram_write_bytes");
+    const cJSON *writes =
+        metric_of(gpu_test_record_at(report, "coalesced", NULL, 0), "dram_write_bytes");
     double output = ceil(1000003 * FLOAT_BYTES / SECTOR_BYTES) * SECTOR_BYTES;
     assert_close(cJSON_GetObjectItemCaseSensitive(writes, "range_against")->valuedouble, output);
     assert_close(predicted(report, "coalesced", NULL, 0, "dram_write_bytes"), 0.05 * output);

@@ -72,7 +72,8 @@ static void a_first_touch_moves_every_page_once(void **state)
     cJSON *report = gpu_test_run_model(
         "--variant managed_first_touch,managed_prefetch --sweep n=1000003,8388608", TIME_LIMIT_S);
     /* 32 MiB: 512 blocks, 16 regions, the same bytes either way. */
-    assert_point(gpu_test_record_at(report, "managed_first_touch", "n", 8388608), "um_htod_bytes", 32 * MIB);
+    assert_point(gpu_test_record_at(report, "managed_first_touch", "n", 8388608), "um_htod_bytes",
+                 32 * MIB);
     const cJSON *prefetch = gpu_test_record_at(report, "managed_prefetch", "n", 8388608);
     assert_point(prefetch, "um_htod_bytes", 32 * MIB);
     assert_point(prefetch, "um_htod_migrations", 16);
@@ -127,7 +128,8 @@ static void a_sparse_word_moves_its_block(void **state)
     assert_point(apart, "um_htod_bytes", 512 * BLOCK);
     assert_point(apart, "um_htod_migrations", 2 * 512);
     /* A word in every page: every block of the 128 MiB. */
-    assert_point(gpu_test_record_at(report, "managed_sparse", "stride_kib", 4), "um_htod_bytes", 128 * MIB);
+    assert_point(gpu_test_record_at(report, "managed_sparse", "stride_kib", 4), "um_htod_bytes",
+                 128 * MIB);
     cJSON_Delete(report);
 
     /* 7,500,412 bytes, a word every 198 KiB (49.5 pages): 37 words, each in a big page of its
@@ -144,7 +146,8 @@ static void a_sparse_word_moves_its_block(void **state)
      * block; 96 of the 128 pages 0-127 grown, more than 51%: the 128 move (measured: 524,288). */
     report = gpu_test_run_model("--variant managed_sparse --n 107594 --stride_kib 47",
                                 TIME_LIMIT_S);
-    assert_point(gpu_test_record_at(report, "managed_sparse", NULL, 0), "um_htod_bytes", 128 * PAGE);
+    assert_point(gpu_test_record_at(report, "managed_sparse", NULL, 0), "um_htod_bytes",
+                 128 * PAGE);
     cJSON_Delete(report);
 }
 
