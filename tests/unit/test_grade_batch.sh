@@ -18,6 +18,12 @@
 #     a group, names with a comma and quotes, a folder missing, a folder not listed): names,
 #     SIDs and emails reach both CSV files; the same export as a .zip gives the same scores;
 #     a .zip whose names climb out ("../../") unpacks inside its scratch folder only;
+#   - --roster: a CSV (a byte-order mark, CRLF, columns in another order, quoted fields) fills
+#     Name, SID and Email of both CSV files, a formula-like name written as text, a student
+#     without a submission a "no submission" row; a submission without a row (named, escaped),
+#     a row of the wrong width, a missing column, a submission listed twice, an unclosed quote,
+#     a missing file, --roster with an export or one submission: refused, nothing written;
+#   - a submission not graded: its feedback says "not graded" and why, no "score: 0 / 6";
 #   - archives (read by libarchive, no unzip program): a .zip graded where unzip would fail, a
 #     .tar.gz; a zip bomb and a zip of too many entries refused before anything is written; a
 #     symbolic link, __MACOSX and a dot-folder skipped and reported with their reasons;
@@ -191,6 +197,13 @@ expect_line "$grades/scores.csv" ",,,ada,,6,not graded: no usable CUDA device,,,
 expect_line "$grades/scores.csv" ",,,cy,0,6,did not compile,0,0,0"
 grep -q '^ada,' "$grades/canvas.csv" && fail "canvas.csv has a score for ada, who was not graded"
 expect_text "$work/nodevice.out" "not graded       4: ada (no usable CUDA device); ben (no usable CUDA device)"
+# A student's feedback says not graded, and why, where a score would be: no "score: 0 / 6".
+expect_text "$grades/feedback/$(key ada.cu).txt" "not graded: no usable CUDA device (no score until it is graded; 0 of 3 cases passed, 3 not graded)"
+expect_text "$grades/feedback/$(key ada.cu).txt" "case builds: NOT GRADED (1 points when graded)"
+expect_text "$grades/feedback/$(key ada.cu).txt" "so no score is given until the submission is graded"
+grep -q 'score: 0 /\|score is 0\|0 / [0-9]* points' "$grades/feedback/$(key ada.cu).txt" &&
+  fail "nodevice: ada's feedback scores 0: $(cat "$grades/feedback/$(key ada.cu).txt")"
+expect_text "$grades/feedback/$(key cy.cu).txt" "score: 0 / 6" # a compile error is a grade
 
 # With the device: what was not graded is graded now; the compile's verdicts are kept.
 : >"$FAKE_LAB_LOG"
@@ -406,6 +419,67 @@ expect_status climb 0
 expect_line "$work/climb-grades/scores.csv" ",,,escaped,6,6,passed,1,2,3"
 expect_line "$work/climb-grades/scores.csv" ",,,ben,6,6,passed,1,2,3"
 expect_line "$work/climb.out" "  renamed          ../../escaped.cu (in $work/climb.zip): unpacked as escaped.cu (a name may not begin at '/' or climb out with '..')"
+
+# ---- --roster: a folder's students by submission name ---------------------------------------------
+# A spreadsheet's CSV: a byte-order mark, CRLF, the columns in another order and case, one more
+# column, quoted fields, an empty line; a student without a submission; cells a spreadsheet
+# reads as formulas.
+rostered=$work/rostered
+mkdir -p "$rostered/ben" "$rostered/cloned/labs/01_toy"
+echo '// right' >"$rostered/ada.cu"
+echo '// WRONG' >"$rostered/ben/kernels.cu"
+echo '// right' >"$rostered/cloned/labs/01_toy/kernels.cu"
+printf '\xef\xbb\xbfName,SID,Email,Section,Submission\r\n%s\r\n%s\r\n%s\r\n\r\n%s\r\n' \
+  'Ada Lovelace,1815,ada@example.edu,A,ada' \
+  '"Hopper, Grace ""Amazing""",1906,grace@example.edu,B,ben' \
+  '"=HYPERLINK(""http://x"")",42,"@evil",A,cloned' \
+  'Zed Absent,7,zed@example.edu,A,zed' >"$work/roster.csv"
+run roster "${toy[@]}" "$rostered" --roster "$work/roster.csv" --program "$fake" --out "$work/roster-grades"
+expect_status roster 1
+scores=$work/roster-grades/scores.csv
+q="'"
+expect_line "$scores" "Ada Lovelace,1815,ada@example.edu,ada,6,6,passed,1,2,3"
+expect_line "$scores" '"Hopper, Grace ""Amazing""",1906,grace@example.edu,ben,0,6,failed,0,0,0'
+expect_line "$scores" "\"${q}=HYPERLINK(\"\"http://x\"\")\",42,\"${q}@evil\",cloned,6,6,passed,1,2,3"
+expect_line "$scores" 'Zed Absent,7,zed@example.edu,zed,,6,"no submission: the --roster lists it, but the folder has no such submission",,,'
+[[ $(wc -l <"$scores") -eq 5 ]] || fail "roster: scores.csv has $(wc -l <"$scores") lines, expected a header and 4 rows: $(cat "$scores")"
+canvas=$work/roster-grades/canvas.csv
+expect_line "$canvas" "Ada Lovelace,,1815,ada@example.edu,,6"
+expect_line "$canvas" "\"${q}=HYPERLINK(\"\"http://x\"\")\",,42,\"${q}@evil\",,6"
+grep -q '^[=+@-]\|,[=+@-]' "$scores" "$canvas" && fail "roster: a CSV cell begins with a formula: $(grep '^[=+@-]\|,[=+@-]' "$scores" "$canvas")"
+grep -q "Zed" "$canvas" && fail "roster: canvas.csv has a row for a student without a score"
+expect_text "$work/roster.out" "no submission    1: zed (the --roster lists it, but the folder has no such submission)"
+
+# What a roster is refused for: one line, exit 2, nothing graded or written. Submissions
+# without a row are named (escaped: a name is data).
+echo '// right' >"$rostered/"$'new\nline.cu'
+printf 'submission,sid,email,name\nada,1,a@x,Ada\n' >"$work/roster-short.csv"
+export FAKE_LAB_LOG=$work/roster.log
+: >"$FAKE_LAB_LOG"
+expect_refused "--roster without a row for a submission" \
+  "--roster $work/roster-short.csv has no row for 3 submissions of $rostered: ben, cloned, new\u{000a}line (add a row" \
+  "${toy[@]}" "$rostered" --roster "$work/roster-short.csv" --program "$fake" --out "$out"
+[[ ! -s $FAKE_LAB_LOG ]] || fail "--roster unmatched: a submission was compiled or run: $(cat "$FAKE_LAB_LOG")"
+unset FAKE_LAB_LOG
+rm -f "$rostered/"$'new\nline.cu'
+printf 'submission,sid,email,name\r\nada,1,a@x,Ada\r\nben,2,b@x\r\n' >"$work/roster-width.csv"
+expect_refused "a roster row of the wrong width" "--roster $work/roster-width.csv:3: a row of 3 fields, but the header has 4" \
+  "${toy[@]}" "$rostered" --roster "$work/roster-width.csv" --program "$fake" --out "$out"
+printf 'submission,sid,name\nada,1,Ada\n' >"$work/roster-column.csv"
+expect_refused "a roster without an email column" "--roster $work/roster-column.csv:1: the header has no 'email' column" \
+  "${toy[@]}" "$rostered" --roster "$work/roster-column.csv" --program "$fake" --out "$out"
+printf 'submission,sid,email,name\nada,1,a@x,Ada\nben,2,b@x,Ben\nada,3,c@x,Cy\n' >"$work/roster-twice.csv"
+expect_refused "a roster that lists a submission twice" "--roster $work/roster-twice.csv:4: the submission of this row is listed on line 2 too" \
+  "${toy[@]}" "$rostered" --roster "$work/roster-twice.csv" --program "$fake" --out "$out"
+printf 'submission,sid,email,name\nada,1,a@x,"Ada\n' >"$work/roster-quote.csv"
+expect_refused "a roster with a quote that does not end" "--roster $work/roster-quote.csv:2: a quoted field that does not end" \
+  "${toy[@]}" "$rostered" --roster "$work/roster-quote.csv" --program "$fake" --out "$out"
+expect_refused "a roster that is not there" "--roster cannot read $work/no-roster.csv" \
+  "${toy[@]}" "$rostered" --roster "$work/no-roster.csv" --program "$fake" --out "$out"
+expect_refused "--roster with Gradescope's export" "--roster $work/roster.csv: $work/export is Gradescope's export" \
+  "${toy[@]}" "$work/export" --roster "$work/roster.csv" --program "$fake" --out "$out"
+expect_refused "--roster for one submission" "--roster is for a batch" \
+  "${toy[@]}" "$rostered/ada.cu" --roster "$work/roster.csv" --program "$fake" --out "$out"
 
 # ---- archives without unzip; names are data ---------------------------------------------------
 # A .zip where the unzip program would fail (one on the PATH that says so): libarchive reads it.

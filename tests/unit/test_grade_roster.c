@@ -5,6 +5,11 @@
  *   escapes, a list at the key's indentation or deeper, an empty list); everything else under a
  *   folder is skipped, a block of an autograder's output that looks like a roster included; what
  *   it cannot read is one line "FILE:LINE: what".
+ *   roster_parse_csv (--roster): a header naming submission, sid, email, name in any order and
+ *   case, other columns ignored; RFC 4180 quoting (commas, line breaks and doubled quotes in a
+ *   quoted field), CRLF, a byte-order mark, empty lines; what it refuses (a missing or doubled
+ *   column, a row of the wrong width, a submission listed twice, a quote astray, an unclosed
+ *   quote, a NUL, no header) is one line "FILE:LINE: what", the line the record starts on.
  *   sha256: FIPS 180-2's test vectors, in one piece and in many.
  */
 #include <stdarg.h>
@@ -112,6 +117,95 @@ static void says_what_it_cannot_read(void **state)
     refused(many, "more than 16 students in one submission");
 }
 
+static roster parsed_csv(const char *text, size_t length)
+{
+    roster students = {0};
+    char error[512];
+    if (roster_parse_csv(&students, text, length, "roster.csv", error, sizeof error) != 0)
+        fail_msg("%s", error);
+    return students;
+}
+
+static void refused_csv(const char *text, size_t length, const char *message)
+{
+    roster students = {0};
+    char error[512] = "";
+    assert_int_equal(roster_parse_csv(&students, text, length, "roster.csv", error, sizeof error), -1);
+    if (strstr(error, message) == NULL)
+        fail_msg("the error is '%s', expected it to say '%s'", error, message);
+    assert_null(strchr(error, '\n'));
+    roster_free(&students);
+}
+
+#define CSV(text) text, sizeof text - 1
+
+static void reads_a_roster_csv(void **state)
+{
+    (void)state;
+    roster students = parsed_csv(CSV(
+        "\xef\xbb\xbf Email ,Name,Section,SID,submission\r\n"
+        "ada@example.edu,Ada Lovelace,A,1815,ada\r\n"
+        "\r\n"
+        "\"grace@example.edu\",\"Hopper, Grace \"\"Amazing\"\"\",\"B\nC\",1906,grace-repo\n"
+        ",\"=HYPERLINK(\"\"x\"\")\",,,\"=cmd\"\n"
+        "kay@example.edu,,,,\"k,ay\""));
+    assert_int_equal(students.count, 4);
+    const roster_submission *ada = roster_find(&students, "ada");
+    assert_non_null(ada);
+    assert_int_equal(ada->count, 1);
+    assert_int_equal(ada->line, 2);
+    assert_string_equal(ada->students[0].name, "Ada Lovelace");
+    assert_string_equal(ada->students[0].sid, "1815");
+    assert_string_equal(ada->students[0].email, "ada@example.edu");
+    const roster_submission *grace = roster_find(&students, "grace-repo");
+    assert_non_null(grace);
+    assert_int_equal(grace->line, 4);
+    assert_string_equal(grace->students[0].name, "Hopper, Grace \"Amazing\"");
+    /* Names are data here: the tables neutralise them (text_append_csv_cell). */
+    const roster_submission *formula = roster_find(&students, "=cmd");
+    assert_non_null(formula);
+    assert_int_equal(formula->line, 6);
+    assert_string_equal(formula->students[0].name, "=HYPERLINK(\"x\")");
+    assert_string_equal(formula->students[0].email, "");
+    assert_string_equal(roster_find(&students, "k,ay")->students[0].email, "kay@example.edu");
+    roster_free(&students);
+
+    /* LF alone, no line break at the end, a header and nothing else. */
+    students = parsed_csv(CSV("submission,sid,email,name\nben,2,b@x,Ben"));
+    assert_int_equal(students.count, 1);
+    assert_string_equal(roster_find(&students, "ben")->students[0].name, "Ben");
+    roster_free(&students);
+    students = parsed_csv(CSV("submission,sid,email,name\n"));
+    assert_int_equal(students.count, 0);
+    roster_free(&students);
+}
+
+static void says_what_it_cannot_read_in_a_roster_csv(void **state)
+{
+    (void)state;
+    refused_csv(CSV("submission,sid,name\nada,1,Ada\n"), "roster.csv:1: the header has no 'email' column");
+    refused_csv(CSV("\n\nsubmission,sid,email,name,SID\n"), "roster.csv:3: the header names the column 'sid' twice");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a@x\n"),
+                "roster.csv:2: a row of 3 fields, but the header has 4");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a@x,Ada,more\n"),
+                "roster.csv:2: a row of 5 fields, but the header has 4");
+    refused_csv(CSV("submission,sid,email,name\r\nada,1,a@x,Ada\r\n\"x\ny\",2,b@x,B\r\nada,3,c@x,C\r\n"),
+                "roster.csv:5: the submission of this row is listed on line 2 too");
+    refused_csv(CSV("submission,sid,email,name\n,1,a@x,Ada\n"), "roster.csv:2: a row without its submission's name");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a@x,Ada \"The\" Countess\n"),
+                "roster.csv:2: a quote inside a field that does not begin with one");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a@x,\"Ada\" Lovelace\n"),
+                "roster.csv:2: text after a field's closing quote");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a@x,\"Ada\n\nLovelace\n"),
+                "roster.csv:2: a quoted field that does not end");
+    refused_csv(CSV("submission,sid,email,name\nada,1,a\0@x,Ada\n"), "roster.csv:2: a NUL byte");
+    refused_csv(CSV(""), "roster.csv:1: no header");
+    refused_csv(CSV("\xef\xbb\xbf\r\n"), "no header");
+    char long_name[600] = "submission,sid,email,name\nada,1,a@x,";
+    memset(long_name + strlen(long_name), 'n', 300);
+    refused_csv(long_name, strlen(long_name), "roster.csv:2: a field longer than 255 bytes");
+}
+
 static void sha256_hex(const void *data, size_t size, char hex[SHA256_HEX_SIZE])
 {
     sha256_context context;
@@ -151,6 +245,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(reads_gradescopes_layout),
         cmocka_unit_test(says_what_it_cannot_read),
+        cmocka_unit_test(reads_a_roster_csv),
+        cmocka_unit_test(says_what_it_cannot_read_in_a_roster_csv),
         cmocka_unit_test(sha256_matches_the_standards_vectors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -418,6 +418,33 @@ static void note_ignored(batch *state, const char *name)
     state->ignored_count++;
 }
 
+/* --roster: every submission of the folder has its row, or the batch is refused, naming the
+ * first few without one (escaped: names are data). */
+static int check_roster_matched(const batch *state, const char *roster_file)
+{
+    text_buffer names = {0};
+    int unmatched = 0;
+    for (int i = 0; i < state->count; i++) {
+        const entry *one = &state->entries[i];
+        if (one->students != NULL)
+            continue;
+        if (unmatched < NAMES_LISTED)
+            text_append(&names, "%s%s", unmatched > 0 ? ", " : "", one->shown);
+        unmatched++;
+    }
+    if (unmatched == 0)
+        return EXIT_PASSED;
+    char more[64] = "";
+    if (unmatched > NAMES_LISTED)
+        snprintf(more, sizeof more, " and %d more", unmatched - NAMES_LISTED);
+    int status = refuse("--roster %s has no row for %d submission%s of %s: %s%s (add a row whose "
+                        "submission is its name in the folder: NAME for NAME.cu or NAME/)",
+                        roster_file, unmatched, unmatched == 1 ? "" : "s",
+                        state->options->submissions, names.data, more);
+    text_free(&names);
+    return status;
+}
+
 /* Every submission under state->base. Returns EXIT_PASSED or a refusal's status. */
 static int find_submissions(batch *state)
 {
@@ -425,8 +452,15 @@ static int find_submissions(batch *state)
     char metadata[GRADING_PATH_SIZE];
     grading_path(metadata, sizeof metadata, "%s/" METADATA_NAME, state->base);
     char error[1024];
+    const char *roster_file = state->options->roster;
+    if (is_regular(metadata) && roster_file != NULL)
+        return refuse("--roster %s: %s is Gradescope's export, whose " METADATA_NAME " names "
+                      "its students: leave --roster out", roster_file, state->options->submissions);
     if (is_regular(metadata) && roster_read(&state->students, metadata, error, sizeof error) != 0)
         return refuse("%s", error);
+    if (roster_file != NULL &&
+        roster_read_csv(&state->students, roster_file, error, sizeof error) != 0)
+        return refuse("--roster %s", error);
 
     struct dirent **names;
     int count = list_folder(state, 1, state->base, &names);
@@ -445,6 +479,8 @@ static int find_submissions(batch *state)
         }
         entry *one = add_entry(state, name);
         one->students = roster_find(&state->students, name);
+        if (one->students == NULL && roster_file != NULL) /* a roster names ada.cu "ada" */
+            one->students = roster_find(&state->students, one->id);
         if (one->problem[0] != '\0')
             continue;
         if (S_ISDIR(status.st_mode)) {
@@ -467,7 +503,10 @@ static int find_submissions(batch *state)
             continue;
         entry *one = add_entry(state, listed->folder);
         one->students = listed;
-        if (one->problem[0] == '\0')
+        if (one->problem[0] == '\0' && roster_file != NULL)
+            snprintf(one->problem, sizeof one->problem,
+                     "the --roster lists it, but the folder has no such submission");
+        else if (one->problem[0] == '\0')
             snprintf(one->problem, sizeof one->problem,
                      METADATA_NAME " lists it, but its folder is not there");
     }
@@ -478,7 +517,7 @@ static int find_submissions(batch *state)
         return refuse("%s holds no submission%s%s%s: " WHAT_TO_GIVE, state->options->submissions,
                       state->ignored_count > 0 ? " (only " : "", state->ignored,
                       state->ignored_count > 0 ? ")" : "", lab);
-    return EXIT_PASSED;
+    return roster_file != NULL ? check_roster_matched(state, roster_file) : EXIT_PASSED;
 }
 
 /* An archive is unpacked by libarchive into a scratch folder, once its entries and bytes are
@@ -790,6 +829,19 @@ static int write_no_submission(const batch *state, const entry *one)
     return write_document(path, text_take(&buffer));
 }
 
+/* Feedback for a submission whose grading left no results (its process died, no shard graded
+ * it): not graded, and why; an older run's feedback is not left to say otherwise. */
+static int write_not_graded(const batch *state, const entry *one)
+{
+    char path[GRADING_PATH_SIZE];
+    entry_path(state, one, "feedback", ".txt", path, sizeof path);
+    text_buffer buffer = {0};
+    text_append(&buffer, "memlab grade: lab %s, submission %s\nnot graded: %s\nNo score is given "
+                         "until the submission is graded (tell your instructor).\n",
+                state->setup->lab, one->shown, one->detail);
+    return write_document(path, text_take(&buffer));
+}
+
 static int count_status(const batch *state, const entry *one, const char *status)
 {
     int count = 0;
@@ -851,7 +903,7 @@ static void progress(const batch *state, tally *count, const entry *one, const c
 }
 
 /* Reads what the grading process of `one` left: its record, or why there is none. */
-static void collect(const batch *state, entry *one, int wait_status)
+static void collect(batch *state, entry *one, int wait_status)
 {
     char key[SHA256_HEX_SIZE];
     if (read_record(state, one, key) == 0 && strcmp(key, one->key) == 0)
@@ -865,6 +917,7 @@ static void collect(const batch *state, entry *one, int wait_status)
         snprintf(one->detail, sizeof one->detail,
                  "its grading process stopped (exit status %d) before it wrote the results",
                  WEXITSTATUS(wait_status));
+    state->write_failed |= write_not_graded(state, one) != 0;
 }
 
 /* " on GPUs 0, 1 (NVIDIA H100 80GB HBM3)", or with models of two kinds " on GPUs 0 (A), 1 (B)";
@@ -983,6 +1036,7 @@ static void grade_all(batch *state)
                 one->done = DONE_NOT_GRADED;
                 snprintf(one->detail, sizeof one->detail, "no process to grade it (%s)",
                          strerror(errno));
+                state->write_failed |= write_not_graded(state, one) != 0;
                 count.graded_now++;
                 progress(state, &count, one, "");
                 continue;
@@ -1098,6 +1152,7 @@ static void merge_all(batch *state)
         snprintf(one->detail, sizeof one->detail, "%s", graded_in != NULL
                      ? "its files could not be copied from the shard that graded it"
                      : "no shard graded it");
+        state->write_failed |= write_not_graded(state, one) != 0;
     }
     state->write_failed |= write_plan(state) != 0;
 }

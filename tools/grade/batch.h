@@ -26,6 +26,12 @@
  *                       key, file key and name (--status reads it)
  * A crash, a hang, a compile error or a refusal of one submission never stops the batch.
  *
+ * --roster FILE (a folder or an archive of one, not Gradescope's export): a CSV file whose
+ * header names the columns submission, sid, email and name (roster_read_csv) fills Name, SID
+ * and Email of scores.csv and canvas.csv. A submission of the folder with no row in it refuses
+ * the batch, naming the submission, before anything is written; a row with no submission in the
+ * folder is a "no submission" row, as a student an export lists without a folder.
+ *
  * Beyond one GPU (tools/grade/README.md):
  *   --gpus all|N,M,...  one grading lane per GPU (gpus.h): each grading process gets the GPU
  *                       with the fewest processes running, as CUDA_VISIBLE_DEVICES=ITS-UUID, so
@@ -62,6 +68,8 @@ typedef struct {
     int shard, shard_count;     /* --shard K/N; shard_count 0: every submission */
     char *const *merge_folders; /* --merge: the shard folders; merge_count 0: grade */
     int merge_count;
+    const char *roster;         /* --roster FILE: a CSV naming each submission's student
+                                 * (roster.h); NULL: none (an export names its own) */
 } batch_options;
 
 /* 1 if path names a batch: a directory, or a regular file named as an archive (unpack.h). */

@@ -4,7 +4,7 @@
  *                [--out FILE] [--cases FILE]... [--case NAME]
  *   memlab_grade [--root DIR] LAB SUBMISSIONS --program PATH [--out DIR] [--jobs N]
  *                [--cases FILE]... [--case NAME] [--gpus all|N,M,... [--mixed-gpus]]
- *                [--shard K/N] [--merge FOLDER...]
+ *                [--shard K/N] [--merge FOLDER...] [--roster FILE]
  *   memlab_grade --status OUT               what a class's grading (its shards) has done and left
  *   memlab_grade --check-rubric FILE...     read rubric files, report the first error
  *   memlab_grade --visible-cases FILE       the file without its non-visible cases
@@ -72,6 +72,7 @@ typedef struct {
     int shard, shard_count;     /* --shard K/N; shard_count 0: not given */
     char **merge_folders;       /* --merge FOLDER...: into argv */
     int merge_count, merge_given;
+    const char *roster;         /* --roster FILE: a class's students by submission */
     const char *status_of;      /* --status OUT */
 } options;
 
@@ -310,6 +311,7 @@ static void print_help(void)
           "                      [--out FILE] [--cases FILE]... [--case NAME]\n"
           "       ./memlab grade LAB SUBMISSIONS [--out DIR] [--jobs N] [--cases FILE]...\n"
           "                      [--case NAME] [--gpus all|N,M,... [--mixed-gpus]] [--shard K/N]\n"
+          "                      [--roster FILE]\n"
           "       ./memlab grade LAB SUBMISSIONS --merge FOLDER... [--out DIR] [--cases FILE]...\n"
           "       ./memlab grade --status DIR\n"
           "       ./memlab grade --check-rubric RUBRIC...\n"
@@ -342,6 +344,14 @@ static void print_help(void)
           "                     hash of each submission's name; DIR's tables hold its rows only\n"
           "  --merge FOLDER...  a class: grade nothing; take each submission's results from the\n"
           "                     shard folder that graded it and write DIR as one run would\n"
+          "  --roster FILE      a class in a folder (not Gradescope's export, which names its\n"
+          "                     own): a CSV file whose header names the columns submission,\n"
+          "                     sid, email and name (any order and case; other columns are\n"
+          "                     ignored), one row a submission: NAME for NAME.cu or NAME/, the\n"
+          "                     clone's folder name, as scores.csv's Submission ID. It fills\n"
+          "                     Name, SID and Email of scores.csv and canvas.csv. A submission\n"
+          "                     without a row, a missing column, a submission listed twice or\n"
+          "                     a row of the wrong width is refused before anything is graded\n"
           "  --status DIR       what the grading in DIR (each DIR/shards/K) has graded, not\n"
           "                     graded, failed, and has left, from its files (exit 0)\n"
           "  --cases FILE       more cases, in the rubric's format (hidden cases kept elsewhere);\n"
@@ -379,6 +389,8 @@ static const char *batch_option_given(const options *given)
         return "--shard";
     if (given->merge_given)
         return "--merge";
+    if (given->roster != NULL)
+        return "--roster";
     return NULL;
 }
 
@@ -396,7 +408,8 @@ static int parse_options(int argc, char **argv, options *given)
                           strcmp(flag, "--out") == 0 || strcmp(flag, "--cases") == 0 ||
                           strcmp(flag, "--case") == 0 || strcmp(flag, "--program") == 0 ||
                           strcmp(flag, "--jobs") == 0 || strcmp(flag, "--gpus") == 0 ||
-                          strcmp(flag, "--shard") == 0 || strcmp(flag, "--status") == 0;
+                          strcmp(flag, "--shard") == 0 || strcmp(flag, "--status") == 0 ||
+                          strcmp(flag, "--roster") == 0;
         if (takes_value && (i + 1 == argc || argv[i + 1][0] == '\0'))
             return usage_error("%s needs a value", flag);
         if (strcmp(flag, "--root") == 0) {
@@ -459,6 +472,8 @@ static int parse_options(int argc, char **argv, options *given)
             if (given->merge_count == 0)
                 return usage_error("%s", "--merge needs the shard folders to merge "
                                          "(OUT/shards/0 OUT/shards/1 ...)");
+        } else if (strcmp(flag, "--roster") == 0) {
+            given->roster = argv[++i];
         } else if (strcmp(flag, "--status") == 0) {
             given->status_of = argv[++i];
         } else if (strcmp(flag, "--build-dir") == 0) {
@@ -520,6 +535,7 @@ static int grade_batch(const options *given, grading_setup *setup, const char *r
     batch.shard_count = given->shard_count;
     batch.merge_folders = given->merge_folders;
     batch.merge_count = given->merge_count;
+    batch.roster = given->roster;
     batch.rubric = rubric;
     for (int i = 0; i < given->case_file_count; i++)
         batch.case_files[i] = given->case_files[i];

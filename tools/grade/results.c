@@ -109,8 +109,9 @@ static char *case_output(const grade_result *result, const case_result *one)
     return cut_output;
 }
 
-/* The summary every format starts with. */
-static void summary(const grade_result *result, text_buffer *buffer)
+/* The summary every format starts with. for_student (the feedback): a submission that was not
+ * graded says so, and why, where a score would be; no "score: 0 / N". */
+static void summary_for(const grade_result *result, text_buffer *buffer, int for_student)
 {
     int failed = 0, not_graded_count = 0;
     for (int i = 0; i < result->case_count; i++) {
@@ -129,9 +130,14 @@ static void summary(const grade_result *result, text_buffer *buffer)
     if (result->graded_as != NULL)
         text_append(buffer, "graded as %s, run by the instructor's %s program\n",
                     result->graded_as, result->program != NULL ? result->program : result->lab);
-    text_append(buffer, "score: %g / %g (%d of %d cases passed", grade_score(result),
-                grade_max_score(result), result->case_count - failed - not_graded_count,
-                result->case_count);
+    if (for_student && result->compiled && !result->gradable)
+        text_append(buffer, "not graded: %s (no score until it is graded; %d of %d cases "
+                            "passed", host_unable(result) ? result->brief : result->reason,
+                    result->case_count - failed - not_graded_count, result->case_count);
+    else
+        text_append(buffer, "score: %g / %g (%d of %d cases passed", grade_score(result),
+                    grade_max_score(result), result->case_count - failed - not_graded_count,
+                    result->case_count);
     if (failed > 0)
         text_append(buffer, ", %d failed", failed);
     if (not_graded_count > 0)
@@ -148,14 +154,20 @@ static void summary(const grade_result *result, text_buffer *buffer)
                             "compiler said:\n%s", messages);
         free(messages);
     } else if (host_unable(result)) {
-        text_append(buffer, "\nNOT GRADED: %s\nNo case could be graded on this host, so the "
-                            "score is 0 until the submission is graded on one that can (tell "
-                            "your instructor).\n", result->reason);
+        text_append(buffer, "\nNOT GRADED: %s\nNo case could be graded on this host, so %s "
+                            "until the submission is graded on one that can (tell your "
+                            "instructor).\n", result->reason,
+                    for_student ? "no score is given" : "the score is 0");
     } else if (!result->gradable) {
         text_append(buffer, "\nNOT GRADED: %s\nNo points are given for a case that could not "
                             "be graded here; the submission needs a grading host that can "
                             "(tell your instructor).\n", result->reason);
     }
+}
+
+static void summary(const grade_result *result, text_buffer *buffer)
+{
+    summary_for(result, buffer, 0);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------------ */
@@ -343,7 +355,7 @@ char *results_text(const grade_result *result)
 char *results_feedback(const grade_result *result)
 {
     text_buffer buffer = {0};
-    summary(result, &buffer);
+    summary_for(result, &buffer, 1);
     int hidden = 0;
     for (int i = 0; i < result->case_count; i++) {
         const case_result *one = &result->cases[i];
@@ -351,9 +363,13 @@ char *results_feedback(const grade_result *result)
             hidden++;
             continue;
         }
-        text_append(&buffer, "\ncase %s: %s, %g / %g points\n", one->rubric_case->name,
-                    grade_case_status(result, one), grade_case_score(result, one),
-                    one->rubric_case->points);
+        if (not_graded(result, one))
+            text_append(&buffer, "\ncase %s: NOT GRADED (%g points when graded)\n",
+                        one->rubric_case->name, one->rubric_case->points);
+        else
+            text_append(&buffer, "\ncase %s: %s, %g / %g points\n", one->rubric_case->name,
+                        grade_case_status(result, one), grade_case_score(result, one),
+                        one->rubric_case->points);
         append_indented(result, one, &buffer);
     }
     if (hidden > 0)

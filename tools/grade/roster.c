@@ -1,4 +1,5 @@
-/* roster.c: the students of a Gradescope export, from its submission_metadata.yml (see roster.h).
+/* roster.c: the students of a Gradescope export, from its submission_metadata.yml, or of a
+ * folder of submissions, from a --roster CSV file (see roster.h).
  *
  * A reader of the YAML that Gradescope writes, not of YAML at large: a mapping of folder names
  * (at the start of a line), each holding a mapping indented under it, whose :submitters key
@@ -8,6 +9,8 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "roster.h"
+
+#include <strings.h> /* strncasecmp */
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -325,12 +328,14 @@ int roster_parse(roster *students, const char *text, const char *name, char *err
     return status;
 }
 
-int roster_read(roster *students, const char *path, char *error, size_t error_size)
+/* A whole file: its bytes (NUL-terminated, the caller frees them) and their number, or NULL
+ * with "cannot read PATH" in error. */
+static char *read_whole(const char *path, size_t *length, char *error, size_t error_size)
 {
     FILE *file = fopen(path, "rb");
     if (file == NULL) {
         snprintf(error, error_size, "cannot read %s", path);
-        return -1;
+        return NULL;
     }
     size_t size = 0, capacity = 65536;
     char *text = malloc(capacity);
@@ -350,15 +355,210 @@ int roster_read(roster *students, const char *path, char *error, size_t error_si
     if (failed) {
         free(text);
         snprintf(error, error_size, "cannot read %s", path);
-        return -1;
+        return NULL;
     }
     text[size] = '\0';
+    *length = size;
+    return text;
+}
+
+int roster_read(roster *students, const char *path, char *error, size_t error_size)
+{
+    size_t size;
+    char *text = read_whole(path, &size, error, error_size);
+    if (text == NULL)
+        return -1;
     if (strlen(text) != size) {
         free(text);
         snprintf(error, error_size, "%s holds a NUL byte: not a submission_metadata.yml", path);
         return -1;
     }
     int status = roster_parse(students, text, path, error, error_size);
+    free(text);
+    return status;
+}
+
+/* ---- --roster: a CSV file ---------------------------------------------------------------- */
+
+enum { CSV_SUBMISSION, CSV_SID, CSV_EMAIL, CSV_NAME, CSV_COLUMNS };
+static const char *const csv_headers[CSV_COLUMNS] = {"submission", "sid", "email", "name"};
+#define CSV_MAX_COLUMNS 256
+
+typedef struct {
+    const char *at, *end;
+} csv_reader;
+
+/* Past a record's end (CRLF, LF, or a CR alone) at reader->at, counting the line. */
+static void csv_end_record(parse_place *place, csv_reader *reader)
+{
+    if (reader->at < reader->end && *reader->at == '\r')
+        reader->at++;
+    if (reader->at < reader->end && *reader->at == '\n')
+        reader->at++;
+    place->line++;
+}
+
+/* One field into out (size bytes; NULL: read and dropped). *ended: 1 when it ended its record.
+ * Returns 0, or -1 with the message in place. */
+static int csv_field(parse_place *place, csv_reader *reader, char *out, size_t size, int *ended)
+{
+    char dropped[2];
+    if (out == NULL) {
+        out = dropped;
+        size = 0;
+    }
+    size_t used = 0;
+    out[0] = '\0';
+    const char *p = reader->at, *end = reader->end;
+    int too_long = 0;
+    if (p < end && *p == '"') {
+        int first_line = place->line;
+        for (p++;; p++) {
+            if (p == end) {
+                place->line = first_line;
+                return parse_error(place, "a quoted field that does not end (its closing quote "
+                                          "is missing)");
+            }
+            if (*p == '"' && p + 1 < end && p[1] == '"')
+                p++;
+            else if (*p == '"')
+                break;
+            else if (*p == '\n')
+                place->line++;
+            too_long |= size > 0 && put(out, size, &used, *p) != 0;
+        }
+        p++;
+        if (p < end && *p != ',' && *p != '\n' && *p != '\r')
+            return parse_error(place, "text after a field's closing quote (a quote inside a "
+                                      "quoted field is doubled: \"\")");
+    } else {
+        for (; p < end && *p != ',' && *p != '\n' && *p != '\r'; p++) {
+            if (*p == '"')
+                return parse_error(place, "a quote inside a field that does not begin with one "
+                                          "(quote the whole field, and double the quote: \"\")");
+            too_long |= size > 0 && put(out, size, &used, *p) != 0;
+        }
+    }
+    if (too_long)
+        return parse_error(place, "a field longer than %zu bytes", size - 1);
+    reader->at = p;
+    *ended = p == end || *p != ',';
+    if (*ended)
+        csv_end_record(place, reader);
+    else
+        reader->at++;
+    return 0;
+}
+
+/* The column a header field names, or -1: spaces around it and case aside. */
+static int csv_column(const char *header)
+{
+    while (*header == ' ')
+        header++;
+    size_t length = strlen(header);
+    while (length > 0 && header[length - 1] == ' ')
+        length--;
+    for (int c = 0; c < CSV_COLUMNS; c++)
+        if (length == strlen(csv_headers[c]) && strncasecmp(header, csv_headers[c], length) == 0)
+            return c;
+    return -1;
+}
+
+int roster_parse_csv(roster *students, const char *text, size_t length, const char *name,
+                     char *error, size_t error_size)
+{
+    parse_place place = {name, 1, error, error_size};
+    const char *nul = memchr(text, '\0', length);
+    if (nul != NULL) {
+        for (const char *p = text; p < nul; p++)
+            place.line += *p == '\n';
+        return parse_error(&place, "a NUL byte: not a CSV file");
+    }
+    csv_reader reader = {text, text + length};
+    if (length >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+        reader.at += 3; /* a byte-order mark, as spreadsheets write UTF-8 CSV */
+    int column_of[CSV_COLUMNS] = {-1, -1, -1, -1};
+    int width = 0;
+    char field[ROSTER_FIELD_SIZE];
+    while (reader.at < reader.end) {
+        if (*reader.at == '\n' || *reader.at == '\r') {
+            csv_end_record(&place, &reader); /* an empty line */
+            continue;
+        }
+        int record_line = place.line, ended = 0;
+        if (width == 0) {
+            /* The header. */
+            while (!ended) {
+                if (width == CSV_MAX_COLUMNS)
+                    return parse_error(&place, "more than %d columns in the header",
+                                       CSV_MAX_COLUMNS);
+                if (csv_field(&place, &reader, field, sizeof field, &ended) != 0)
+                    return -1;
+                int column = csv_column(field);
+                if (column >= 0 && column_of[column] >= 0) {
+                    place.line = record_line;
+                    return parse_error(&place, "the header names the column '%s' twice",
+                                       csv_headers[column]);
+                }
+                if (column >= 0)
+                    column_of[column] = width;
+                width++;
+            }
+            for (int c = 0; c < CSV_COLUMNS; c++)
+                if (column_of[c] < 0) {
+                    place.line = record_line;
+                    return parse_error(&place, "the header has no '%s' column (it names the "
+                                               "columns submission, sid, email and name; other "
+                                               "columns are ignored)", csv_headers[c]);
+                }
+            continue;
+        }
+        roster_submission row;
+        memset(&row, 0, sizeof row);
+        row.count = 1;
+        row.line = record_line;
+        char *targets[CSV_COLUMNS] = {row.folder, row.students[0].sid, row.students[0].email,
+                                      row.students[0].name};
+        int fields = 0;
+        for (; !ended; fields++) {
+            char *target = NULL;
+            for (int c = 0; c < CSV_COLUMNS; c++)
+                if (column_of[c] == fields)
+                    target = targets[c];
+            if (csv_field(&place, &reader, target, ROSTER_FIELD_SIZE, &ended) != 0)
+                return -1;
+        }
+        int next_line = place.line;
+        place.line = record_line;
+        if (fields != width)
+            return parse_error(&place, "a row of %d field%s, but the header has %d (an empty "
+                                       "value is an empty field, between two commas)",
+                               fields, fields == 1 ? "" : "s", width);
+        if (row.folder[0] == '\0')
+            return parse_error(&place, "a row without its submission's name");
+        const roster_submission *before = roster_find(students, row.folder);
+        if (before != NULL)
+            return parse_error(&place, "the submission of this row is listed on line %d too: "
+                                       "one row a submission", before->line);
+        roster_submission *added = add_submission(students);
+        if (added == NULL)
+            return parse_error(&place, "out of host memory");
+        *added = row;
+        place.line = next_line;
+    }
+    if (width == 0)
+        return parse_error(&place, "no header: a roster's first line names its columns, "
+                                   "submission,sid,email,name");
+    return 0;
+}
+
+int roster_read_csv(roster *students, const char *path, char *error, size_t error_size)
+{
+    size_t size;
+    char *text = read_whole(path, &size, error, error_size);
+    if (text == NULL)
+        return -1;
+    int status = roster_parse_csv(students, text, size, path, error, error_size);
     free(text);
     return status;
 }

@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct {
     char folder[ROSTER_FIELD_SIZE];     /* "submission_409194023" */
+    int line;                           /* --roster: the CSV line its row starts on */
     roster_student students[ROSTER_MAX_STUDENTS];
     int count;
 } roster_submission;
@@ -48,6 +49,22 @@ int roster_read(roster *students, const char *path, char *error, size_t error_si
 /* The same from text in memory; `name` stands for the file in messages. */
 int roster_parse(roster *students, const char *text, const char *name, char *error,
                  size_t error_size);
+
+/* --roster: a CSV file naming the student of each submission of a folder (not an export's).
+ * RFC 4180: fields separated by commas, a field in double quotes may hold commas, line breaks
+ * and doubled quotes (""); records end with CRLF or LF; a UTF-8 byte-order mark is skipped;
+ * an empty line is skipped. The first record is the header. It names (case aside, spaces
+ * around a name aside) the columns `submission` (the submission's name as the batch names it:
+ * NAME for NAME.cu and NAME/, the repository's folder for a clone), `sid`, `email` and `name`,
+ * each once, in any order; other columns are ignored. Every record has the header's number of
+ * fields and a submission name not listed before. Each record becomes a roster_submission of
+ * one student. Returns 0, or -1 with "FILE:LINE: what is wrong" in error (no cell's text: the
+ * line says where). */
+int roster_read_csv(roster *students, const char *path, char *error, size_t error_size);
+
+/* The same from `length` bytes in memory; `name` stands for the file in messages. */
+int roster_parse_csv(roster *students, const char *text, size_t length, const char *name,
+                     char *error, size_t error_size);
 
 /* The submission of that folder, or NULL. */
 const roster_submission *roster_find(const roster *students, const char *folder);
