@@ -3,7 +3,8 @@
 # each lab program once per draw with its default counters on the GPU, and prints the census
 # of predicted beside measured (memlab_report census) with the list of what missed.
 #
-#   tests/model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--model]
+#   tests/model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T]
+#                          [--model]
 #
 # BUILD is a CMake build folder (BUILD/labs/PROGRAM, BUILD/tools/memlab_report). --runs N (90
 # by default) runs are shared among the labs in turn; --seed S (a fresh one by default, printed)
@@ -13,15 +14,16 @@
 # lab's legal range, and inside what keeps a run to a few seconds. A run the lab refuses or that
 # fails is listed: it is the census's bug or the lab's, never skipped in silence.
 #
-# --model runs the same draws with --model (no GPU): every drawn size must be one its lab takes,
+# --seconds T starts no run after T seconds and takes the census of the runs that finished (a
+# draw that must fit a lent GPU's time; the line says how many ran). --model runs the same draws with --model (no GPU): every drawn size must be one its lab takes,
 # which CI checks. Exit status: 0 when every run ran and (on the GPU) the census read at least
 # one pair; 1 otherwise; 2 on bad arguments; 77 without a GPU and without --model.
 set -uo pipefail
 
-usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--model]" >&2; exit 2; }
+usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T] [--model]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build=$1; shift
-runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model=""
+runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model="" seconds=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=${2:-}; shift 2 || usage ;;
@@ -29,11 +31,14 @@ while [[ $# -gt 0 ]]; do
     --out) out=${2:-}; shift 2 || usage ;;
     --labs) only_labs=${2:-}; shift 2 || usage ;;
     --model) model=--model; shift ;;
+    --seconds) seconds=${2:-}; shift 2 || usage ;;
     *) echo "model_census.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "model_census.sh: --runs takes a positive number, not '$runs'" >&2; exit 2; }
 [[ $seed =~ ^[0-9]+$ ]] || { echo "model_census.sh: --seed takes a number, not '$seed'" >&2; exit 2; }
+[[ -z $seconds || $seconds =~ ^[1-9][0-9]*$ ]] ||
+  { echo "model_census.sh: --seconds takes a positive number, not '$seconds'" >&2; exit 2; }
 report_tool=$build/tools/memlab_report
 [[ -x $report_tool ]] || { echo "model_census.sh: $report_tool is not built" >&2; exit 2; }
 if [[ -z $model ]] && ! nvidia-smi -L >/dev/null 2>&1; then
@@ -164,8 +169,13 @@ done
 
 echo "model_census: seed $seed, $runs runs, reports in $out"
 : >"$out/runs.txt"
-failed=0
+failed=0 ran=0
 for (( run = 1; run <= runs; run++ )); do
+  if [[ -n $seconds ]] && (( SECONDS >= seconds )); then
+    echo "model_census: --seconds $seconds spent: $ran of $runs runs started"
+    break
+  fi
+  ran=$run
   lab=${labs[$(( (run - 1) % ${#labs[@]} ))]}
   "draw_$lab"
   json=$out/$(printf '%03d' "$run")-$lab.json
@@ -185,12 +195,12 @@ done
 reports=("$out"/*.json)
 [[ -e ${reports[0]} ]] || { echo "model_census.sh: no run wrote a report" >&2; exit 1; }
 if [[ -n $model ]]; then
-  echo "model_census: seed $seed: $((runs - failed)) of $runs runs predicted (--model: no census)"
+  echo "model_census: seed $seed: $((ran - failed)) of $runs runs predicted (--model: no census)"
   [[ $failed -eq 0 ]]
   exit
 fi
 "$report_tool" census --list "${reports[@]}" 2>/dev/null | grep -E '^(outside|wide): ' | sort
 "$report_tool" census "${reports[@]}" 2>/dev/null | tee "$out/census.txt"
 census_status=${PIPESTATUS[0]}
-echo "model_census: seed $seed: $((runs - failed)) of $runs runs ran"
+echo "model_census: seed $seed: $((ran - failed)) of $runs runs ran"
 [[ $failed -eq 0 && $census_status -eq 0 ]]

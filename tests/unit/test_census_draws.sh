@@ -26,7 +26,18 @@ done
 cmp -s "$work/46/runs.txt" "$work/again/runs.txt" || fail "seed 46 drew other sizes the second time"
 cmp -s "$work/11/runs.txt" "$work/46/runs.txt" && fail "seeds 11 and 46 drew the same sizes"
 
+# --seconds: no run starts after the budget, and the runs that ran are the ones reported.
+out=$("$census" "$build" --model --runs 100000 --seconds 2 --seed 7 --out "$work/budget" 2>&1)
+status=$?
+[[ $status -eq 0 ]] || fail "--seconds 2: exit $status: $out"
+grep -qE '^model_census: --seconds 2 spent: [0-9]+ of 100000 runs started$' <<<"$out" ||
+  fail "--seconds 2 did not stop the draw: $out"
+started=$(sed -n 's/^model_census: --seconds 2 spent: \([0-9]*\) of.*/\1/p' <<<"$out")
+[[ -n $started && $(ls "$work/budget"/*.json | wc -l) -eq $started ]] ||
+  fail "--seconds 2: $started runs started, $(ls "$work/budget"/*.json | wc -l) reports"
+
 "$census" "$build" --runs 0 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "--runs 0 not refused with 2"
+"$census" "$build" --model --seconds 0 >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "--seconds 0 not refused with 2"
 "$census" "$build" --model --labs nonesuch >/dev/null 2>&1; [[ $? -eq 2 ]] || fail "an unknown lab not refused with 2"
 
 [[ $failures -eq 0 ]] && echo "test_census_draws: all checks passed"
