@@ -169,14 +169,14 @@ void ml_predict_dram_reads(ml_prediction *prediction, const ml_problem *problem,
         high += code + constants;
         snprintf(floor, sizeof floor,
                  "%.0f B of code and %.0f B of constants (sm_%d%d) left in DRAM by the L2 flush, "
-                 "%.0f-%.0f B more, measured (page tables and the like)", code, constants,
+                 "%.0f-%.0f B more (page tables and the like: gpu_facts.c)", code, constants,
                  gpu->compute_major, gpu->compute_minor, gpu->dram_floor_low_bytes,
                  gpu->dram_floor_high_bytes + walks);
     } else {
         high += UNKNOWN_CODE_BYTES;
         snprintf(floor, sizeof floor,
                  "up to %.0f B of code and constants (none for sm_%d%d found), %.0f-%.0f B "
-                 "more, measured (page tables and the like)", UNKNOWN_CODE_BYTES,
+                 "more (page tables and the like: gpu_facts.c)", UNKNOWN_CODE_BYTES,
                  gpu->compute_major, gpu->compute_minor, gpu->dram_floor_low_bytes,
                  gpu->dram_floor_high_bytes + walks);
     }

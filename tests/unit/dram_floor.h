@@ -17,14 +17,15 @@ typedef struct {
 } dram_floor;
 
 /* The floor the reason states ("...; and each launch's floor: 640 B of code and 560 B of
- * constants (sm_90) left in DRAM by the L2 flush, 1664-2304 B more, measured (page tables and the like)", or "up to
+ * constants (sm_90) left in DRAM by the L2 flush, 1664-2304 B more (page tables and the like:
+ * gpu_facts.c)", or "up to
  * 32768 B of code and constants (none for sm_80 found), ..."); fails the running CMocka test if
  * it states none. */
 static inline dram_floor dram_floor_of(const char *reason)
 {
     dram_floor floor = {0, 0, 0, 0, 0, 0};
     const char *at = reason != NULL ? strstr(reason, "floor: ") : NULL;
-    const char *walks = reason != NULL ? strstr(reason, " B more, measured") : NULL;
+    const char *walks = reason != NULL ? strstr(reason, " B more (page tables") : NULL;
     if (at == NULL || walks == NULL)
         fail_msg("dram_read_bytes: no floor in the reason '%s'", reason ? reason : "(a point)");
     if (sscanf(at, "floor: %lf B of code and %lf B of constants", &floor.code,
@@ -32,7 +33,7 @@ static inline dram_floor dram_floor_of(const char *reason)
         floor.code_known = 1;
     else if (sscanf(at, "floor: up to %lf B of code and constants", &floor.unknown_code) != 1)
         fail_msg("dram_read_bytes: the floor's code is unreadable in '%s'", reason);
-    /* "..., LOW-HIGH B more, measured ...": back from " B more, measured" to ", ". */
+    /* "..., LOW-HIGH B more (page tables ...": back from " B more (page tables" to ", ". */
     const char *comma = NULL;
     for (const char *next = strstr(at, ", "); next != NULL && next < walks;
          next = strstr(next + 1, ", "))
