@@ -1001,28 +1001,6 @@ static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel
     return ML_EXIT_OK;
 }
 
-/* The whole file in memory (*bytes long), or NULL. */
-static unsigned char *read_binary(const char *path, size_t *bytes)
-{
-    FILE *file = fopen(path, "rb");
-    if (file == NULL)
-        return NULL;
-    unsigned char *data = NULL;
-    long size = -1;
-    if (fseek(file, 0, SEEK_END) == 0 && (size = ftell(file)) >= 0 &&
-        fseek(file, 0, SEEK_SET) == 0 && (data = malloc(size > 0 ? (size_t)size : 1)) != NULL &&
-        fread(data, 1, (size_t)size, file) != (size_t)size) {
-        free(data);
-        data = NULL;
-    }
-    if (fclose(file) != 0) {
-        free(data);
-        data = NULL;
-    }
-    *bytes = data != NULL ? (size_t)size : 0;
-    return data;
-}
-
 /* Whether the fatbin a compile wrote holds every kernel the selected variants launch, in the
  * cubin of every architecture it was compiled for (one may sit behind #if __CUDA_ARCH__): read
  * from its ELF sections, which needs no GPU. Says which is missing and returns
@@ -1031,7 +1009,7 @@ static int find_kernels_in(const ml_lab *lab, const ml_options *options, const c
                            const char *architectures, int *kernel_count)
 {
     size_t bytes = 0;
-    unsigned char *data = read_binary(fatbin, &bytes);
+    char *data = ml_kernels_read_file(fatbin, &bytes);
     if (data == NULL) {
         fprintf(stderr, "%s: cannot read %s, just compiled: %s\n", lab->program, fatbin,
                 strerror(errno));

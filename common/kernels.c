@@ -65,8 +65,7 @@ static const char *base_name(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
-/* The whole file, NUL-terminated, or NULL. */
-static char *read_file(const char *path, size_t *bytes)
+char *ml_kernels_read_file(const char *path, size_t *bytes)
 {
     FILE *file = fopen(path, "rb");
     if (file == NULL)
@@ -300,7 +299,7 @@ int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
                     path, (long long)status.st_size, limit);
     if (!source)
         return 0;
-    char *text = read_file(path, NULL);
+    char *text = ml_kernels_read_file(path, NULL);
     if (text == NULL)
         return fail(error, error_size, "--kernels %s: cannot read it", path);
     if (strlen(text) != (size_t)status.st_size) {
@@ -383,7 +382,7 @@ static void remove_directory(const char *directory)
 static int copy_file(const char *from, const char *to)
 {
     size_t bytes = 0;
-    char *text = read_file(from, &bytes);
+    char *text = ml_kernels_read_file(from, &bytes);
     FILE *file = text != NULL ? fopen(to, "wb") : NULL;
     int copied = file != NULL && fwrite(text, 1, bytes, file) == bytes;
     if (file != NULL && fclose(file) != 0)
@@ -540,7 +539,7 @@ static int read_header_roots(const compile_folder *folder, char gencode[][64], h
     int status = run_nvcc(folder, argv, NULL, folder->messages, 0, &result);
     if (!result.started)
         return fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
-    char *said = read_file(folder->messages, NULL);
+    char *said = ml_kernels_read_file(folder->messages, NULL);
     const char *list = said != NULL ? strstr(said, "#include <...> search starts here:\n") : NULL;
     roots->count = 0;
     /* One directory a line, after a space, up to "End of search list." */
@@ -803,7 +802,7 @@ static int judge_markers(const char *path, const char *source_path, const compil
 /* What the compiler printed, with the copy called by the file's own name, on stderr. */
 static void show_messages(const char *log_path, const char *copy, const char *source_path)
 {
-    char *log = read_file(log_path, NULL);
+    char *log = ml_kernels_read_file(log_path, NULL);
     if (log == NULL)
         return;
     for (char *line = log; *line != '\0';) {
@@ -866,7 +865,7 @@ static int judge(const compile_folder *folder, const char *source_path, char gen
         process_result listing, preprocessing;
         nvcc_command(folder, "-E", gencode, gencode_count, arch, list_dependencies, argv, 48);
         run_nvcc(folder, argv, folder->output, folder->messages, 0, &listing);
-        char *rule = read_file(folder->output, NULL);
+        char *rule = ml_kernels_read_file(folder->output, NULL);
         int listed = rule != NULL && !listing.timed_out
                          ? judge_dependencies(rule, source_path, folder, &roots, error, error_size)
                          : -1;
@@ -1050,11 +1049,11 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
     if (!ends_with(path, ".cu")) {
         char log_path[PATH_SIZE];
         snprintf(log_path, sizeof log_path, "%s.ptxas", path);
-        char *log = read_file(log_path, NULL);
+        char *log = ml_kernels_read_file(log_path, NULL);
         read_spills(log);
         free(log);
         size_t bytes = 0;
-        char *binary = read_file(path, &bytes);
+        char *binary = ml_kernels_read_file(path, &bytes);
         keep_binary(binary, bytes, 1);
         return load_library(NULL, path, error, error_size);
     }
@@ -1070,7 +1069,8 @@ int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
     int status = ml_kernels_compile(image, path, architecture, fatbin, error, error_size);
     if (status == 0) {
         size_t bytes = 0;
-        char *data = read_file(fatbin, &bytes), *log = read_file(log_path, NULL);
+        char *data = ml_kernels_read_file(fatbin, &bytes);
+        char *log = ml_kernels_read_file(log_path, NULL);
         read_spills(log);
         status = data != NULL ? load_library(data, NULL, error, error_size)
                               : fail(error, error_size, "cannot read %s", fatbin);

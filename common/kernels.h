@@ -104,6 +104,10 @@ void ml_kernels_default_architectures(const ml_kernel_image *image, int device, 
  * sm_90); -1 each when unknown (a .fatbin or .cubin with no .ptxas file beside it). */
 void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_bytes);
 
+/* The whole file at path, NUL-terminated (*bytes long, not counting the NUL; bytes may be
+ * NULL), or NULL when it cannot be read. The caller frees it. */
+char *ml_kernels_read_file(const char *path, size_t *bytes);
+
 /* The bytes of kernel `name`'s machine code (its .text section) and constant bank 0 (the
  * driver's constants and the launch's parameters) in the cubin for sm_`arch` (90 for sm_90) of
  * the loaded kernels, or of image's when none are loaded (--model: the program's own kernels,
