@@ -36,9 +36,10 @@ extern "C" __global__ void matmul_naive(const float *M, const float *N, float *P
     int row = blockIdx.y * blockDim.y + threadIdx.y;
     int col = blockIdx.x * blockDim.x + threadIdx.x;
     // BEGIN SOLUTION
-    // TODO: if (row, col) lies inside P, add up in a float the k products of row `row` of M
-    //       and column `col` of N, and store the sum in P. M is m x k, N is k x n, P is m x n,
-    //       all row-major; form the offsets in size_t.
+    // TODO: compute this thread's element of P: the sum of k products, one operand from M and
+    //       one from N at every step (which row of M, which column of N?). The grid is rounded
+    //       up to whole blocks, so some threads have no element: they must read and write
+    //       nothing. Offsets can pass 2^31 elements: form them in size_t.
     if (row < m && col < n) {
         float Pvalue = 0.0f;
         for (int i = 0; i < k; i++)
@@ -69,9 +70,11 @@ __device__ __forceinline__ void matmul_tiled(const float *M, const float *N, flo
     int phases = (k + TILE_WIDTH - 1) / TILE_WIDTH;
     for (int ph = 0; ph < phases; ph++) {
         // BEGIN SOLUTION
-        // TODO: store this thread's element of the M tile, (row, ph * TILE_WIDTH + tx), in
-        //       Ms[ty][tx] and its element of the N tile, (ph * TILE_WIDTH + ty, col), in
-        //       Ns[ty][tx]; 0.0f for an element outside its matrix (it then adds nothing).
+        // TODO: load this phase's tile of M and tile of N into shared memory, one element of
+        //       each per thread, placed where the products below will look for them. Which
+        //       element of each matrix belongs to this thread in phase ph? Where m, k or n is no
+        //       multiple of TILE_WIDTH, some of those elements lie outside their matrix: never
+        //       read them, and decide what the tile must hold there so that the sum stays right.
         int m_col = ph * TILE_WIDTH + tx;
         int n_row = ph * TILE_WIDTH + ty;
         Ms[ty][tx] = (row < m && m_col < k) ? M[(size_t)row * k + m_col] : 0.0f;
@@ -83,18 +86,20 @@ __device__ __forceinline__ void matmul_tiled(const float *M, const float *N, flo
         __syncthreads();
         // END SOLUTION
         // BEGIN SOLUTION
-        // TODO: add the TILE_WIDTH products of row ty of Ms and column tx of Ns to Pvalue.
+        // TODO: add this phase's share of the dot product to Pvalue, reading only the tiles.
         for (int i = 0; i < TILE_WIDTH; i++)
             Pvalue += Ms[ty][i] * Ns[i][tx];
         // END SOLUTION
         // BEGIN SOLUTION
-        // TODO: no thread may overwrite the tiles with the next phase's elements while others
-        //       still read them: wait for that.
+        // TODO: the next phase stores new elements into the same two tiles. What goes wrong
+        //       if one thread gets there while others still read this phase's elements, and
+        //       what here prevents it (if anything is needed at all)?
         __syncthreads();
         // END SOLUTION
     }
     // BEGIN SOLUTION
-    // TODO: store Pvalue if this thread's element lies inside P.
+    // TODO: write this thread's result. Every thread of the block ran the phases, but not
+    //       every thread has an element of P.
     if (row < m && col < n)
         P[(size_t)row * n + col] = Pvalue;
     // END SOLUTION
@@ -114,8 +119,10 @@ extern "C" __global__ void matmul_tiled32(const float *M, const float *N, float 
 }
 
 /* ---- instructor extension: register tiling ----------------------------------------------------
- * How far the same idea goes. Keep it for advanced students or strip its solution region: the
- * other variants do not depend on it. Its shape (CO_TILE_M, ...) is in shared_tiling.h.
+ * How far the same idea goes. The other variants do not depend on it. Its solution region is
+ * optional: a student pack made with MEMLAB_PACK_KEEP=coarsened gives this kernel whole, to
+ * measure and read (handout 02, question 11); a default pack leaves it to write. Its shape
+ * (CO_TILE_M, ...) is in shared_tiling.h.
  *
  * A block of 256 threads computes a 128 x 128 tile of P; each thread accumulates an 8 x 8 block
  * of it in registers. Per phase (8 columns of M, 8 rows of N) every thread loads 4 elements of
@@ -139,6 +146,7 @@ matmul_coarsened(const float *M, const float *N, float *P, int m, int k, int n)
     int warp = t / 32, lane = t % 32;
     int ty = co_thread_ty(warp, lane), tx = co_thread_tx(warp, lane);
     // BEGIN SOLUTION
+    // OPTIONAL: coarsened
     // TODO: (instructor extension) the register-tiled kernel described above.
     // STUB: (void)ty;
     // STUB: (void)tx;

@@ -4,7 +4,9 @@
  *   a region becomes its TODO hint (or a generic one) and its STUB lines, padded with blanks;
  *   nesting, an END without a BEGIN, a BEGIN never closed, a marker with text around it, a STUB
  *   outside a region, a hint after the start of a region are errors naming the line;
- *   --solution-lines gives exactly the lines that must never reach students. */
+ *   --solution-lines gives exactly the lines that must never reach students;
+ *   an optional region (// OPTIONAL: NAME) is stripped by default and given whole, at its own
+ *   line numbers, when its name is kept, and its lines are then no solution lines. */
 #define _POSIX_C_SOURCE 200809L /* fmemopen, open_memstream */
 #include <stdarg.h>
 #include <stddef.h>
@@ -256,6 +258,121 @@ static void hints_and_stubs_have_their_places(void **state)
     expect_error("// BEGIN SOLUTION\n// STUB:   \n// END SOLUTION\n", "lab.cu:2: // STUB: without code");
 }
 
+
+/* Runs skeleton_convert_keeping; returns the output (caller frees); fails the test on an error. */
+static char *keeping(const char *source, skeleton_output output, const char *keep)
+{
+    FILE *in = fmemopen((void *)source, strlen(source), "r");
+    assert_non_null(in);
+    char *text = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&text, &size);
+    assert_non_null(out);
+    char error[512] = "";
+    int count = skeleton_convert_keeping(in, out, "lab.cu", output, keep, error, sizeof error);
+    fclose(in);
+    fclose(out);
+    if (count < 0)
+        fail_msg("unexpected error: %s", error);
+    return text;
+}
+
+static const char optional_source[] =
+    "__global__ void k(float *p)\n"       /* 1 */
+    "{\n"                                 /* 2 */
+    "    // BEGIN SOLUTION\n"             /* 3 */
+    "    // OPTIONAL: coarsened\n"        /* 4 */
+    "    // TODO: the extension.\n"       /* 5 */
+    "    //       (more of the hint)\n"   /* 6 */
+    "    // STUB: (void)p;\n"             /* 7 */
+    "    p[0] = 1.0f;\n"                  /* 8 */
+    "    // END SOLUTION\n"               /* 9 */
+    "    // BEGIN SOLUTION\n"             /* 10 */
+    "    // TODO: the core.\n"            /* 11 */
+    "    p[1] = 2.0f;\n"                  /* 12 */
+    "    // END SOLUTION\n"               /* 13 */
+    "}\n";                                /* 14 */
+
+static void an_optional_region_is_stripped_by_default(void **state)
+{
+    (void)state;
+    const char *keeps[] = {NULL, "", "other", "coarse", "coarsened2"};
+    for (size_t i = 0; i < sizeof keeps / sizeof keeps[0]; i++) {
+        char *text = keeping(optional_source, SKELETON_STUDENT, keeps[i]);
+        char line[128];
+        assert_null(strstr(text, "p[0] = 1.0f;"));
+        assert_null(strstr(text, "OPTIONAL"));
+        line_of(text, 3, line, sizeof line);
+        assert_string_equal(line, "    // TODO: the extension.");
+        line_of(text, 4, line, sizeof line);
+        assert_string_equal(line, "    //       (more of the hint)");
+        line_of(text, 5, line, sizeof line);
+        assert_string_equal(line, "    (void)p;");
+        line_of(text, 14, line, sizeof line);
+        assert_string_equal(line, "}");
+        free(text);
+        /* The default version's solution lines hold the optional region's code. */
+        text = keeping(optional_source, SKELETON_SOLUTION_LINES, keeps[i]);
+        assert_string_equal(text, "    p[0] = 1.0f;\n    p[1] = 2.0f;\n");
+        free(text);
+    }
+    /* skeleton_convert is the default. */
+    char *text = student(optional_source);
+    char *expected = keeping(optional_source, SKELETON_STUDENT, NULL);
+    assert_string_equal(text, expected);
+    free(text);
+    free(expected);
+}
+
+static void a_kept_optional_region_is_given_whole_in_place(void **state)
+{
+    (void)state;
+    const char *keeps[] = {"coarsened", "other,coarsened", "coarsened other", " coarsened "};
+    for (size_t i = 0; i < sizeof keeps / sizeof keeps[0]; i++) {
+        char *text = keeping(optional_source, SKELETON_STUDENT, keeps[i]);
+        char line[128];
+        line_of(text, 3, line, sizeof line);
+        assert_non_null(strstr(line, "'coarsened' was kept"));
+        for (int n = 4; n <= 7; n++) { /* name, hint and stub: blank */
+            line_of(text, n, line, sizeof line);
+            assert_string_equal(line, "");
+        }
+        line_of(text, 8, line, sizeof line);
+        assert_string_equal(line, "    p[0] = 1.0f;"); /* the code at its own line */
+        line_of(text, 9, line, sizeof line);
+        assert_string_equal(line, "");
+        /* The other region is stripped as ever. */
+        assert_null(strstr(text, "p[1] = 2.0f;"));
+        line_of(text, 10, line, sizeof line);
+        assert_string_equal(line, "    // TODO: the core.");
+        line_of(text, 14, line, sizeof line);
+        assert_string_equal(line, "}");
+        assert_null(strstr(text, "BEGIN SOLUTION"));
+        assert_null(strstr(text, "STUB"));
+        free(text);
+        /* What it gives is no secret of this version: only the other region's line is. */
+        text = keeping(optional_source, SKELETON_SOLUTION_LINES, keeps[i]);
+        assert_string_equal(text, "    p[1] = 2.0f;\n");
+        free(text);
+        text = keeping(optional_source, SKELETON_REGIONS, keeps[i]);
+        assert_non_null(strstr(text, "lab.cu:3-9: (optional coarsened, kept whole) the extension."));
+        free(text);
+    }
+}
+
+static void optional_names_have_their_place(void **state)
+{
+    (void)state;
+    /* A name after the hint, a name outside a region, no name, two words. */
+    expect_error("// BEGIN SOLUTION\n// TODO: x\n// OPTIONAL: a\nx = 1;\n// END SOLUTION\n",
+                 "lab.cu:3: a // OPTIONAL: name must be the first line");
+    expect_error("// OPTIONAL: a\n", "lab.cu:1: // OPTIONAL: outside a solution region");
+    expect_error("// BEGIN SOLUTION\n// OPTIONAL:\nx = 1;\n// END SOLUTION\n",
+                 "lab.cu:2: // OPTIONAL: takes one name");
+    expect_error("// BEGIN SOLUTION\n// OPTIONAL: two words\nx = 1;\n// END SOLUTION\n",
+                 "lab.cu:2: // OPTIONAL: takes one name");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +386,9 @@ int main(void)
         cmocka_unit_test(unbalanced_markers_are_errors),
         cmocka_unit_test(markers_must_stand_alone),
         cmocka_unit_test(hints_and_stubs_have_their_places),
+        cmocka_unit_test(an_optional_region_is_stripped_by_default),
+        cmocka_unit_test(a_kept_optional_region_is_given_whole_in_place),
+        cmocka_unit_test(optional_names_have_their_place),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  *   memlab_skeleton --solution-lines SOURCE       every solution line, for the leak test
  *   memlab_skeleton --regions SOURCE              one line per region: where, and its hint
  *   memlab_skeleton --check SOURCE...             only check the markers
+ *   --keep NAME[,NAME]                            give whole the optional regions so named
+ *                                                 (default: MEMLAB_PACK_KEEP's list, else none)
  *
  * Exit status 0, or 2 with one line on stderr ("FILE:LINE: what is wrong"); no OUTPUT file is
  * written when the source has an error.
@@ -20,12 +22,13 @@
 static int usage_error(const char *message)
 {
     fprintf(stderr, "memlab_skeleton: %s (usage: memlab_skeleton [--solution-lines | --regions | "
-                    "--check] SOURCE... [-o OUTPUT])\n", message);
+                    "--check] [--keep NAME,...] SOURCE... [-o OUTPUT])\n", message);
     return EXIT_USAGE;
 }
 
 /* Converts one source into memory first, so an error leaves no half-written output. */
-static int convert(const char *path, skeleton_output output, const char *output_path, int quiet)
+static int convert(const char *path, skeleton_output output, const char *keep,
+                   const char *output_path, int quiet)
 {
     FILE *in = fopen(path, "r");
     if (in == NULL) {
@@ -41,7 +44,7 @@ static int convert(const char *path, skeleton_output output, const char *output_
         return EXIT_USAGE;
     }
     char error[512];
-    int regions = skeleton_convert(in, memory, path, output, error, sizeof error);
+    int regions = skeleton_convert_keeping(in, memory, path, output, keep, error, sizeof error);
     fclose(in);
     fclose(memory);
     if (regions < 0) {
@@ -68,6 +71,9 @@ int main(int argc, char **argv)
     skeleton_output output = SKELETON_STUDENT;
     int check_only = 0;
     const char *output_path = NULL;
+    /* The optional regions to give whole: --keep, else the environment's (so that
+     * `MEMLAB_PACK_KEEP=coarsened ./memlab student-pack ...` and the student builds keep them). */
+    const char *keep = getenv("MEMLAB_PACK_KEEP");
     const char *sources[256];
     int source_count = 0;
 
@@ -78,13 +84,19 @@ int main(int argc, char **argv)
             output = SKELETON_REGIONS;
         else if (strcmp(argv[i], "--check") == 0)
             check_only = 1;
-        else if (strcmp(argv[i], "-o") == 0) {
+        else if (strcmp(argv[i], "--keep") == 0) {
+            if (i + 1 == argc || argv[i + 1][0] == '-')
+                return usage_error("--keep needs the names of optional regions (--keep coarsened)");
+            keep = argv[++i];
+        } else if (strcmp(argv[i], "-o") == 0) {
             if (i + 1 == argc || argv[i + 1][0] == '\0')
                 return usage_error("-o needs a file name");
             output_path = argv[++i];
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: memlab_skeleton [--solution-lines | --regions | --check] SOURCE... "
-                   "[-o OUTPUT]\n(tools/skeleton/README.md says what a solution region may hold)\n");
+            printf("usage: memlab_skeleton [--solution-lines | --regions | --check] "
+                   "[--keep NAME,...] SOURCE... [-o OUTPUT]\n"
+                   "--keep (default: $MEMLAB_PACK_KEEP) gives whole the optional regions so named\n"
+                   "(tools/skeleton/README.md says what a solution region may hold)\n");
             return 0;
         } else if (argv[i][0] == '-' || argv[i][0] == '\0') {
             char message[256];
@@ -102,7 +114,7 @@ int main(int argc, char **argv)
         return usage_error("-o takes one source");
 
     for (int i = 0; i < source_count; i++) {
-        int status = convert(sources[i], output, output_path, check_only);
+        int status = convert(sources[i], output, keep, output_path, check_only);
         if (status != 0)
             return status;
     }

@@ -10,6 +10,7 @@
 #define END_MARKER "// END SOLUTION"
 #define TODO_PREFIX "// TODO:"
 #define STUB_PREFIX "// STUB:"
+#define OPTIONAL_PREFIX "// OPTIONAL:"
 #define GENERIC_TODO "// TODO: write this part (the comments above and the handout say what it does)."
 
 /* The lines of the region being read, kept until its END marker. */
@@ -111,12 +112,40 @@ static void put_line(FILE *out, const char *line)
 }
 
 /* Writes what the region becomes. Line k of the region is line begin_line + 1 + k. */
-static int write_region(const region *current, FILE *out, const char *name, skeleton_output output,
-                        char *error, size_t error_size)
+/* 1 if `keep` (a list of names separated by commas or spaces) holds the `length` bytes of
+ * `optional`. */
+static int kept(const char *keep, const char *optional, size_t length)
 {
-    int hint_lines = 0;
-    if (current->count > 0 && starts_with(skip_space(current->line[0]), TODO_PREFIX)) {
-        hint_lines = 1;
+    if (keep == NULL || length == 0)
+        return 0;
+    while (*keep != '\0') {
+        size_t word = strcspn(keep, ", \t");
+        if (word == length && strncmp(keep, optional, length) == 0)
+            return 1;
+        keep += word;
+        keep += strspn(keep, ", \t");
+    }
+    return 0;
+}
+
+static int write_region(const region *current, FILE *out, const char *name, skeleton_output output,
+                        const char *keep, char *error, size_t error_size)
+{
+    /* An optional region names itself on its first line, before its hint. */
+    int first = 0;
+    const char *optional = NULL;
+    size_t optional_length = 0;
+    if (current->count > 0 && starts_with(skip_space(current->line[0]), OPTIONAL_PREFIX)) {
+        optional = skip_space(skip_space(current->line[0]) + strlen(OPTIONAL_PREFIX));
+        optional_length = trimmed_length(optional);
+        if (optional_length == 0 || strcspn(optional, " \t\r\n") != optional_length)
+            return fail(error, error_size, "%s:%d: // OPTIONAL: takes one name (a word), the one "
+                        "a pack keeps the region by", name, current->begin_line + 1);
+        first = 1;
+    }
+    int hint_lines = first;
+    if (current->count > first && starts_with(skip_space(current->line[first]), TODO_PREFIX)) {
+        hint_lines = first + 1;
         while (hint_lines < current->count && continues_hint(current->line[hint_lines]))
             hint_lines++;
     }
@@ -124,6 +153,10 @@ static int write_region(const region *current, FILE *out, const char *name, skel
     for (int k = hint_lines; k < current->count; k++) {
         const char *text = skip_space(current->line[k]);
         int line_number = current->begin_line + 1 + k;
+        if (starts_with(text, OPTIONAL_PREFIX))
+            return fail(error, error_size,
+                        "%s:%d: a // OPTIONAL: name must be the first line of its region (the "
+                        "region opens at line %d)", name, line_number, current->begin_line);
         if (starts_with(text, TODO_PREFIX))
             return fail(error, error_size,
                         "%s:%d: a // TODO: hint must be the first line of its region (the region "
@@ -135,29 +168,50 @@ static int write_region(const region *current, FILE *out, const char *name, skel
     }
 
     int end_line = current->begin_line + current->count + 1;
+    int keeping = optional != NULL && kept(keep, optional, optional_length);
     if (output == SKELETON_REGIONS) {
-        if (hint_lines > 0) {
-            const char *hint = skip_space(skip_space(current->line[0]) + strlen(TODO_PREFIX));
-            fprintf(out, "%s:%d-%d: %.*s\n", name, current->begin_line, end_line,
-                    (int)trimmed_length(hint), hint);
+        fprintf(out, "%s:%d-%d: ", name, current->begin_line, end_line);
+        if (optional != NULL)
+            fprintf(out, "(optional %.*s%s) ", (int)optional_length, optional,
+                    keeping ? ", kept whole" : "");
+        if (hint_lines > first) {
+            const char *hint =
+                skip_space(skip_space(current->line[first]) + strlen(TODO_PREFIX));
+            fprintf(out, "%.*s\n", (int)trimmed_length(hint), hint);
         } else {
-            fprintf(out, "%s:%d-%d: (no // TODO: hint)\n", name, current->begin_line, end_line);
+            fprintf(out, "(no // TODO: hint)\n");
         }
         return 0;
     }
     if (output == SKELETON_SOLUTION_LINES) {
+        if (keeping)
+            return 0; /* given whole: none of its lines is a secret of this version */
         for (int k = hint_lines; k < current->count; k++)
             if (!starts_with(skip_space(current->line[k]), STUB_PREFIX))
                 put_line(out, current->line[k]);
         return 0;
     }
 
+    if (keeping) {
+        /* Given whole: its code at the lines it has in the source, the markers, name, hint and
+         * stubs made blank but the first, which says what happened. */
+        fprintf(out, "%s// (given whole in this version: its optional region '%.*s' was kept)\n",
+                current->indentation, (int)optional_length, optional);
+        for (int k = 0; k < current->count; k++) {
+            if (k < hint_lines || starts_with(skip_space(current->line[k]), STUB_PREFIX))
+                fputc('\n', out);
+            else
+                put_line(out, current->line[k]);
+        }
+        fputc('\n', out);
+        return 0;
+    }
     int written = 0;
-    if (hint_lines == 0) {
+    if (hint_lines == first) {
         fprintf(out, "%s%s\n", current->indentation, GENERIC_TODO);
         written++;
     }
-    for (int k = 0; k < hint_lines; k++, written++)
+    for (int k = first; k < hint_lines; k++, written++)
         put_line(out, current->line[k]);
     for (int k = hint_lines; k < current->count; k++) {
         const char *line = current->line[k];
@@ -176,6 +230,12 @@ static int write_region(const region *current, FILE *out, const char *name, skel
 
 int skeleton_convert(FILE *in, FILE *out, const char *name, skeleton_output output, char *error,
                      size_t error_size)
+{
+    return skeleton_convert_keeping(in, out, name, output, NULL, error, error_size);
+}
+
+int skeleton_convert_keeping(FILE *in, FILE *out, const char *name, skeleton_output output,
+                             const char *keep, char *error, size_t error_size)
 {
     region current = {0};
     int inside = 0, regions = 0, line_number = 0, status = 0;
@@ -205,7 +265,7 @@ int skeleton_convert(FILE *in, FILE *out, const char *name, skeleton_output outp
                               line_number);
                 break;
             }
-            status = write_region(&current, out, name, output, error, error_size);
+            status = write_region(&current, out, name, output, keep, error, error_size);
             region_clear(&current);
             inside = 0;
             regions++;
@@ -220,6 +280,10 @@ int skeleton_convert(FILE *in, FILE *out, const char *name, skeleton_output outp
             status = fail(error, error_size,
                           "%s:%d: // STUB: outside a solution region (it belongs between the "
                           "markers)", name, line_number);
+        } else if (starts_with(skip_space(line), OPTIONAL_PREFIX)) {
+            status = fail(error, error_size,
+                          "%s:%d: // OPTIONAL: outside a solution region (it is the first line "
+                          "of the region it names)", name, line_number);
         } else if (output == SKELETON_STUDENT) {
             fputs(line, out);
         }

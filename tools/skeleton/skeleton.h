@@ -15,6 +15,19 @@
  * are copied as they are. Regions do not nest; a marker that is not alone on its line, an END
  * without a BEGIN, a BEGIN never closed, a STUB outside a region and a TODO hint after the
  * start of a region are errors, reported as "FILE:LINE: what is wrong".
+ *
+ * An optional region names itself on its first line, before its hint:
+ *
+ *     // BEGIN SOLUTION
+ *     // OPTIONAL: coarsened                        <- one word: the name a pack keeps it by
+ *     // TODO: ...
+ *
+ * By default it becomes its hint and stubs like any other. A version made keeping that name
+ * (skeleton_convert_keeping's `keep`, memlab_skeleton --keep, MEMLAB_PACK_KEEP) gives it whole:
+ * a comment saying so where the BEGIN marker was, then its code at the lines it has in the
+ * source (its name, hint and stub lines blank), so that an instructor can hand out an extension
+ * as given code without editing the markers. Its lines are then no solution lines of that
+ * version (SKELETON_SOLUTION_LINES leaves them out).
  */
 #ifndef MEMLAB_SKELETON_H
 #define MEMLAB_SKELETON_H
@@ -33,5 +46,10 @@ typedef enum {
  * after the error; the caller discards what was). */
 int skeleton_convert(FILE *in, FILE *out, const char *name, skeleton_output output, char *error,
                      size_t error_size);
+
+/* The same, giving whole every optional region whose name `keep` lists (names separated by
+ * commas or spaces; NULL or "" keeps none). */
+int skeleton_convert_keeping(FILE *in, FILE *out, const char *name, skeleton_output output,
+                             const char *keep, char *error, size_t error_size);
 
 #endif
