@@ -12,6 +12,7 @@
 
 #define MAX_REPS 100000
 #define MAX_DEVICE_INDEX 1023
+#define MAX_TIME_LIMIT_S 86400
 
 static int fail(char *error, size_t error_size, const char *format, ...)
 {
@@ -64,7 +65,8 @@ static int takes_value(const ml_lab *lab, const char *flag)
 {
     static const char *const option_flags[] = {"--variant", "--sweep",   "--reps", "--warmup",
                                                "--seed",    "--metrics", "--format", "--out",
-                                               "--device", "--kernels", "--save-kernels", "--gpu"};
+                                               "--device", "--kernels", "--save-kernels", "--gpu",
+                                               "--time-limit", "--cases"};
     for (size_t i = 0; i < sizeof option_flags / sizeof option_flags[0]; i++)
         if (strcmp(flag, option_flags[i]) == 0)
             return 1;
@@ -325,6 +327,17 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                 return fail(error, error_size, "--gpu: no GPU '%s' in memlab's table (%s)", value,
                             names);
             }
+        } else if (strcmp(flag, "--time-limit") == 0) {
+            if (ml_parse_integer(value, 1, MAX_TIME_LIMIT_S, &number) != 0)
+                return fail(error, error_size, "--time-limit must be a whole number of seconds in "
+                            "[1, %d], got '%s'", MAX_TIME_LIMIT_S, value);
+            options->time_limit_s = (int)number;
+        } else if (strcmp(flag, "--cases") == 0) {
+            if (argc != 3)
+                return fail(error, error_size, "--cases FILE takes no other option: each line of "
+                                               "FILE holds a case's own");
+            options->cases_path = value;
+            options->action = ML_ACTION_CASES;
         } else if (strcmp(flag, "--device") == 0) {
             if (ml_parse_integer(value, 0, MAX_DEVICE_INDEX, &number) != 0)
                 return fail(error, error_size, "--device must be a device index (0, 1, ...), got '%s'",
@@ -350,6 +363,78 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             options->action = ML_ACTION_SAVE_KERNELS;
     }
     return ML_EXIT_OK;
+}
+
+int ml_read_cases(const char *program, const char *path, ml_case_list *list, char *error,
+                  size_t error_size)
+{
+    memset(list, 0, sizeof *list);
+    FILE *file = fopen(path, "rb");
+    if (file == NULL)
+        return fail(error, error_size, "--cases %s: %s", path, strerror(errno));
+    list->text = malloc(ML_CASES_MAX_BYTES + 1);
+    size_t bytes = list->text != NULL ? fread(list->text, 1, ML_CASES_MAX_BYTES + 1, file) : 0;
+    int read_error = ferror(file);
+    fclose(file);
+    if (list->text == NULL)
+        return fail(error, error_size, "--cases %s: out of host memory", path);
+    if (read_error)
+        return fail(error, error_size, "--cases %s: cannot read it", path);
+    if (bytes > ML_CASES_MAX_BYTES)
+        return fail(error, error_size, "--cases %s: more than %d bytes", path, ML_CASES_MAX_BYTES);
+    if (memchr(list->text, '\0', bytes) != NULL)
+        return fail(error, error_size, "--cases %s: holds a NUL byte", path);
+    list->text[bytes] = '\0';
+    int lines = 1;
+    for (size_t i = 0; i < bytes; i++)
+        lines += list->text[i] == '\n';
+    list->cases = calloc((size_t)lines, sizeof *list->cases);
+    if (list->cases == NULL)
+        return fail(error, error_size, "--cases %s: out of host memory", path);
+    char *cursor = list->text;
+    for (int line = 1; cursor != NULL; line++) {
+        char *end = strchr(cursor, '\n');
+        if (end != NULL)
+            *end = '\0';
+        ml_case *one = &list->cases[list->count];
+        memset(one, 0, sizeof *one);
+        one->line = line;
+        one->argv[one->argc++] = (char *)program;
+        char *saved = NULL;
+        for (char *word = strtok_r(cursor, " \t\r", &saved); word != NULL;
+             word = strtok_r(NULL, " \t\r", &saved)) {
+            if (one->argc > ML_CASE_MAX_WORDS)
+                return fail(error, error_size, "%s:%d: more than %d words", path, line,
+                            ML_CASE_MAX_WORDS);
+            one->argv[one->argc++] = word;
+        }
+        cursor = end != NULL ? end + 1 : NULL;
+        if (one->argc == 1)
+            continue;   /* a blank line */
+        for (int i = 1; i < one->argc; i++) {
+            const char *word = one->argv[i];
+            if (strcmp(word, "--cases") == 0 || strcmp(word, "--device") == 0)
+                return fail(error, error_size, "%s:%d: a case cannot hold %s (the cases share "
+                            "one process and one device)", path, line, word);
+            if (strcmp(word, "--out") == 0 && i + 1 < one->argc)
+                one->out_path = one->argv[i + 1];
+        }
+        if (one->out_path == NULL || one->out_path[0] == '\0')
+            return fail(error, error_size, "%s:%d: a case needs --out REPORT (its report; its "
+                        "output and exit status go beside it)", path, line);
+        one->argv[one->argc] = NULL;
+        list->count++;
+    }
+    if (list->count == 0)
+        return fail(error, error_size, "--cases %s: no case in it", path);
+    return ML_EXIT_OK;
+}
+
+void ml_free_cases(ml_case_list *list)
+{
+    free(list->cases);
+    free(list->text);
+    memset(list, 0, sizeof *list);
 }
 
 long long ml_sweep_count(const ml_options *options)
@@ -425,6 +510,12 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "                         up, then exit 3; --model does not read them\n"
           "  --save-kernels F.fatbin  with --kernels FILE.cu: compile it into F.fatbin (and what\n"
           "                         ptxas said into F.fatbin.ptxas) and exit; needs no GPU\n"
+          "  --time-limit S         stop the run after S seconds (killed by SIGALRM)\n"
+          "  --cases FILE           run each line of FILE as a case: its arguments as on this\n"
+          "                         command line, with --out REPORT; the case's output goes to\n"
+          "                         REPORT.stdout and REPORT.stderr, its exit status to\n"
+          "                         REPORT.exit; the cases share the device and the profiler,\n"
+          "                         the kernels are loaded anew for each (the grader's path)\n"
           "  --help                 this text\n"
           "\nexit status:\n"
           "  0  every variant matched the CPU reference\n"

@@ -3,7 +3,10 @@
 #include "lab_table.h"
 
 #include <cuda_runtime.h>
+#include <errno.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 
 void ml_cuda_check(cudaError_t status, const char *call, const char *file, int line)
 {
@@ -68,9 +71,81 @@ static void *keep_buffer(ml_problem *problem, void *pointer, int kind)
     return pointer;
 }
 
+/* The guards' values come from the OS's random source: no kernel can know or recompute them,
+ * so no stray store can happen to write what was there. */
+static void fill_secret(unsigned char *bytes, size_t count)
+{
+    while (count > 0) {
+        ssize_t got = getrandom(bytes, count, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0) {
+            fprintf(stderr, "memlab: the OS's random source failed (getrandom: %s)\n",
+                    strerror(errno));
+            exit(ML_EXIT_LAB_ERROR);
+        }
+        bytes += got;
+        count -= (size_t)got;
+    }
+}
+
 void *ml_device_buffer(ml_problem *problem, size_t bytes)
 {
-    return keep_buffer(problem, ml_device_alloc(bytes), DEVICE_BUFFER);
+    unsigned char *base = (unsigned char *)ml_device_alloc(bytes + 2 * ML_GUARD_BYTES);
+    unsigned char *expected = (unsigned char *)ml_host_alloc(2 * ML_GUARD_BYTES);
+    fill_secret(expected, 2 * ML_GUARD_BYTES);
+    ML_CUDA_CHECK(cudaMemcpy(base, expected, ML_GUARD_BYTES, cudaMemcpyHostToDevice));
+    ML_CUDA_CHECK(cudaMemcpy(base + ML_GUARD_BYTES + bytes, expected + ML_GUARD_BYTES,
+                             ML_GUARD_BYTES, cudaMemcpyHostToDevice));
+    int index = problem->buffer_count;
+    keep_buffer(problem, base + ML_GUARD_BYTES, DEVICE_BUFFER);
+    problem->buffer_bytes[index] = bytes;
+    problem->guard_expected[index] = expected;
+    return base + ML_GUARD_BYTES;
+}
+
+size_t ml_guard_words_changed(const ml_problem *problem, char *where, size_t where_size)
+{
+    static unsigned char *found;
+    if (found == NULL)
+        found = (unsigned char *)ml_host_alloc(2 * ML_GUARD_BYTES);
+    size_t changed = 0;
+    where[0] = '\0';
+    for (int i = 0; i < problem->buffer_count; i++) {
+        if (problem->buffer_kind[i] != DEVICE_BUFFER)
+            continue;
+        const unsigned char *buffer = (const unsigned char *)problem->buffers[i];
+        ML_CUDA_CHECK(cudaMemcpy(found, buffer - ML_GUARD_BYTES, ML_GUARD_BYTES,
+                                 cudaMemcpyDeviceToHost));
+        ML_CUDA_CHECK(cudaMemcpy(found + ML_GUARD_BYTES, buffer + problem->buffer_bytes[i],
+                                 ML_GUARD_BYTES, cudaMemcpyDeviceToHost));
+        const unsigned char *expected = problem->guard_expected[i];
+        size_t changed_before = changed;
+        for (size_t word = 0; word < 2 * ML_GUARD_BYTES / 4; word++) {
+            if (memcmp(found + 4 * word, expected + 4 * word, 4) == 0)
+                continue;
+            if (changed++ > 0)
+                continue;
+            const char *name = buffer == (const unsigned char *)problem->output ? "the output"
+                               : buffer == (const unsigned char *)problem->cycles ? "the clock"
+                                                                                  : "an input";
+            if (4 * word < ML_GUARD_BYTES)
+                snprintf(where, where_size, "the 4 bytes %zu bytes before the start of %s "
+                         "(buffer %d of the run)", ML_GUARD_BYTES - 4 * word, name, i + 1);
+            else
+                snprintf(where, where_size, "the 4 bytes %zu bytes after the end of %s (buffer "
+                         "%d of the run)", 4 * word - ML_GUARD_BYTES, name, i + 1);
+        }
+        /* Put back, so that each launch's stray writes are its own. */
+        if (changed > changed_before) {
+            ML_CUDA_CHECK(cudaMemcpy((unsigned char *)buffer - ML_GUARD_BYTES, expected,
+                                     ML_GUARD_BYTES, cudaMemcpyHostToDevice));
+            ML_CUDA_CHECK(cudaMemcpy((unsigned char *)buffer + problem->buffer_bytes[i],
+                                     expected + ML_GUARD_BYTES, ML_GUARD_BYTES,
+                                     cudaMemcpyHostToDevice));
+        }
+    }
+    return changed;
 }
 
 void *ml_host_buffer(ml_problem *problem, size_t bytes)
@@ -90,7 +165,9 @@ void ml_free_run_buffers(ml_problem *problem)
     for (int i = 0; i < problem->buffer_count; i++) {
         switch (problem->buffer_kind[i]) {
         case DEVICE_BUFFER:
-            ml_device_free(problem->buffers[i]);
+            ml_device_free((unsigned char *)problem->buffers[i] - ML_GUARD_BYTES);
+            free(problem->guard_expected[i]);
+            problem->guard_expected[i] = NULL;
             break;
         case PINNED_BUFFER:
             ML_CUDA_CHECK(cudaFreeHost(problem->buffers[i]));

@@ -204,7 +204,9 @@ static double lap(double *since)
 
 static void profiler_warn(profiler_state *profiler, ml_report *report, const char *what)
 {
-    snprintf(report->profiler_note, sizeof report->profiler_note, "not read: %s", what);
+    /* The note holds what fits of the reason (stderr has it whole). */
+    snprintf(report->profiler_note, sizeof report->profiler_note, "not read: %.*s",
+             (int)(sizeof report->profiler_note - sizeof "not read: "), what);
     if (!profiler->warned)
         fprintf(stderr, "memlab: warning: hardware counters are not read (%s); timings and "
                         "predictions go on\n", what);
@@ -381,6 +383,23 @@ static void check_random_positions(const ml_problem *problem, host_staging *stag
     record->correct = 0;
 }
 
+/* Rule 7: after every launch whose output is checked, nothing outside the run's buffers
+ * changed (the guards around each, ml_device_buffer). A changed guard word counts as a
+ * mismatch of the record, whatever the kernel knew about being checked. */
+static void check_guards(const ml_problem *problem, const char *which, ml_record *record)
+{
+    char where[256];
+    size_t changed = ml_guard_words_changed(problem, where, sizeof where);
+    if (changed == 0)
+        return;
+    record->comparison.mismatches += changed;
+    if (record->correct)
+        fprintf(stderr, "memlab: %s: after the %s launch %s had changed (%zu words outside the "
+                        "run's buffers in all): a kernel must write nothing but its output\n",
+                problem->variant->name, which, where, changed);
+    record->correct = 0;
+}
+
 /* Collects names[0..count): one launch of the variant in each pass the names need. */
 static prof_status collect(profiler_state *profiler, const ml_problem *problem,
                            const char *const *names, size_t count, double *values)
@@ -433,6 +452,7 @@ static void collect_unified(profiler_state *profiler, ml_report *report,
         return;
     }
     check_random_positions(problem, staging, "counted", record);
+    check_guards(problem, "counted", record);
     for (int i = 0; i < selection->count; i++)
         if (selection->metric[i].metric.unified != PROF_UM_NONE)
             measured[i] = values[selection->metric[i].metric.unified];
@@ -476,6 +496,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
         return;
     }
     check_random_positions(problem, staging, "profiled", record);
+    check_guards(problem, "profiled", record);
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
@@ -586,6 +607,7 @@ static void time_variant(ml_problem *problem, const ml_options *options,
         if (problem->cycles != NULL)
             cycles_per_op[rep] = read_cycles_per_op(problem, elapsed, sm_clock_hz, record);
         check_random_positions(problem, staging, "timed", record);
+        check_guards(problem, "timed", record);
     }
     ML_CUDA_CHECK(cudaEventDestroy(start));
     ML_CUDA_CHECK(cudaEventDestroy(stop));
@@ -731,6 +753,7 @@ static void check_variant(const ml_problem *problem, host_staging *staging,
     record->correct = record->comparison.mismatches == 0;
     if (problem->check_index != NULL)
         check_random_positions(problem, staging, "checked", record);
+    check_guards(problem, "checked", record);
 }
 
 static void fill_rates(ml_record *record, double ceiling_gbps)
@@ -985,6 +1008,9 @@ static int missing_kernel(const ml_lab *lab, const char *origin, const ml_varian
 static int load_kernels(const ml_lab *lab, const ml_options *options, cudaKernel_t *kernels)
 {
     char error[512];
+    /* Under --cases the kernels of the case before go first, with every __device__ and
+     * __constant__ variable of theirs: no state lives from one case into the next. */
+    ml_kernels_unload();
     if (ml_kernels_load(lab->kernels, options->kernels_path, error, sizeof error) != 0) {
         fprintf(stderr, "%s: %s\n", lab->program, error);
         return options->kernels_path != NULL ? ML_EXIT_INCORRECT : ML_EXIT_CUDA_ERROR;
@@ -1121,7 +1147,20 @@ typedef struct {
     int wants_metrics;
     l2_flush flush;
     host_staging staging;
+    int keep_open;                      /* --cases: the profiler, flush buffer and staging stay
+                                           open for the next case */
 } lab_run;
+
+/* What the cases of --cases learn once: whether the profiler (and the unified-memory counters)
+ * could be opened, and if not why, so that every case that asks for counters reports what a run
+ * of its own would. */
+typedef struct {
+    int tried;
+    int failed;
+    char failure[512];
+} open_attempt;
+
+static open_attempt perfworks_attempt, unified_attempt;
 
 /* What a phase returns when the run goes on; any other value is the program's exit status. */
 #define RUN_GOES_ON (-1)
@@ -1337,24 +1376,42 @@ static int open_profiler(lab_run *run)
         wants_unified |= selects(&run->selections[v], 1);
     }
     run->wants_metrics = wants_perfworks || wants_unified;
-    if (wants_unified) {
+    /* Under --cases an earlier case may have opened either already, or failed to. */
+    if (wants_unified && unified_attempt.failed) {
+        profiler_warn(profiler, &run->report, unified_attempt.failure);
+    } else if (wants_unified && !profiler->unified_open) {
         double start = monotonic_seconds();
         prof_status status = prof_unified_open(run->options.device);
         profiler->seconds += monotonic_seconds() - start;
-        if (status == PROF_OK)
+        unified_attempt.tried = 1;
+        if (status == PROF_OK) {
             profiler->unified_open = 1;
-        else
-            profiler_warn(profiler, &run->report, prof_last_error());
+        } else {
+            unified_attempt.failed = 1;
+            snprintf(unified_attempt.failure, sizeof unified_attempt.failure, "%s",
+                     prof_last_error());
+            profiler_warn(profiler, &run->report, unified_attempt.failure);
+        }
     }
     if (!wants_perfworks)
         return RUN_GOES_ON;
-    double start = monotonic_seconds();
-    prof_status status = prof_open(run->options.device, &profiler->session);
-    profiler->seconds += monotonic_seconds() - start;
-    if (status != PROF_OK) {
-        profiler->session = NULL;
-        profiler_warn(profiler, &run->report, prof_last_error());
+    if (perfworks_attempt.failed) {
+        profiler_warn(profiler, &run->report, perfworks_attempt.failure);
         return RUN_GOES_ON;
+    }
+    if (profiler->session == NULL) {
+        double start = monotonic_seconds();
+        prof_status status = prof_open(run->options.device, &profiler->session);
+        profiler->seconds += monotonic_seconds() - start;
+        perfworks_attempt.tried = 1;
+        if (status != PROF_OK) {
+            profiler->session = NULL;
+            perfworks_attempt.failed = 1;
+            snprintf(perfworks_attempt.failure, sizeof perfworks_attempt.failure, "%s",
+                     prof_last_error());
+            profiler_warn(profiler, &run->report, perfworks_attempt.failure);
+            return RUN_GOES_ON;
+        }
     }
     char error[512];
     for (int v = 0; v < lab->num_variants; v++) {
@@ -1362,6 +1419,7 @@ static int open_profiler(lab_run *run)
             validate_selection(prof_chip_name(profiler->session), &run->selections[v], error,
                                sizeof error) != ML_EXIT_OK) {
             prof_close(profiler->session);
+            profiler->session = NULL;
             return usage_error(lab, error);
         }
     }
@@ -1383,8 +1441,12 @@ static void prepare_measuring(lab_run *run)
     figures->published_dram_gbps = report->published_dram_gbps;
     size_t l2_bytes = (size_t)run->properties.l2CacheSize;
     l2_flush *flush = &run->flush;
-    flush->bytes = 2 * (l2_bytes > 4194304 ? l2_bytes : 4194304);
-    flush->buffer = ml_device_alloc(flush->bytes);
+    /* Under --cases the buffer of an earlier case is kept, zeroed again: nothing a kernel wrote
+     * there lives into this case. */
+    if (flush->buffer == NULL) {
+        flush->bytes = 2 * (l2_bytes > 4194304 ? l2_bytes : 4194304);
+        flush->buffer = ml_device_alloc(flush->bytes);
+    }
     ML_CUDA_CHECK(cudaMemset(flush->buffer, 0, flush->bytes));
     if (run->profiler.session != NULL &&
         prof_set_prelude(run->profiler.session, flush_prelude, flush) != PROF_OK) {
@@ -1392,7 +1454,8 @@ static void prepare_measuring(lab_run *run)
         exit(ML_EXIT_CUDA_ERROR);
     }
     run->report.seconds.startup = monotonic_seconds() - run->start;
-    staging_open(&run->staging);
+    if (run->staging.position == NULL)
+        staging_open(&run->staging);
 }
 
 /* One record: set up, check against the reference, time, count, predict, tear down. Returns 1
@@ -1476,13 +1539,15 @@ static int run_records(lab_run *run)
 /* Frees the run's buffers, closes the profiler, and writes the report. */
 static int finish(lab_run *run, int exit_status)
 {
-    ml_device_free(run->flush.buffer);
-    staging_close(&run->staging);
     profiler_state *profiler = &run->profiler;
-    if (profiler->session != NULL) {
-        double start = monotonic_seconds();
-        prof_close(profiler->session);
-        profiler->seconds += monotonic_seconds() - start;
+    if (!run->keep_open) {
+        ml_device_free(run->flush.buffer);
+        staging_close(&run->staging);
+        if (profiler->session != NULL) {
+            double start = monotonic_seconds();
+            prof_close(profiler->session);
+            profiler->seconds += monotonic_seconds() - start;
+        }
     }
     ml_report *report = &run->report;
     if (run->wants_metrics)
@@ -1492,6 +1557,134 @@ static int finish(lab_run *run, int exit_status)
     int write_status = write_report(report, &run->options);
     ml_report_free(report);
     return write_status != ML_EXIT_OK ? write_status : exit_status;
+}
+
+/* One run, from its parsed command line to its report. */
+static int run_parsed(lab_run *run)
+{
+    int status = plan(run);
+    if (status != RUN_GOES_ON)
+        return status;
+    if (run->options.action == ML_ACTION_MODEL)
+        return predict_only(run);
+    status = open_device(run);
+    if (status == RUN_GOES_ON)
+        status = open_profiler(run);
+    if (status != RUN_GOES_ON)
+        return status;
+    prepare_measuring(run);
+    return finish(run, run_records(run));
+}
+
+/* ---- --cases: one process, many runs -------------------------------------------------------- */
+
+/* path + suffix into buffer; 0, or -1 when it does not fit. */
+static int case_file(char *buffer, size_t size, const char *path, const char *suffix)
+{
+    int length = snprintf(buffer, size, "%s%s", path, suffix);
+    return length >= 0 && (size_t)length < size ? 0 : -1;
+}
+
+/* stdout and stderr to the case's own files (fd 1 and 2, so a kernel's printf goes there too). */
+static int redirect_output(const lab_run *run, const char *out_path)
+{
+    const char *suffix[2] = {ML_CASE_STDOUT_SUFFIX, ML_CASE_STDERR_SUFFIX};
+    fflush(stdout);
+    fflush(stderr);
+    for (int i = 0; i < 2; i++) {
+        char path[4200];
+        FILE *file = case_file(path, sizeof path, out_path, suffix[i]) == 0 ? fopen(path, "w")
+                                                                          : NULL;
+        if (file == NULL || dup2(fileno(file), i + 1) < 0) {
+            fprintf(stderr, "%s: --cases: cannot write %s%s\n", run->lab->program, out_path,
+                    suffix[i]);
+            if (file != NULL)
+                fclose(file);
+            return -1;
+        }
+        fclose(file);
+    }
+    return 0;
+}
+
+/* REPORT.exit, written last: the case ended, with this status. */
+static int record_exit(const lab_run *run, const char *out_path, int status)
+{
+    char path[4200];
+    FILE *file = case_file(path, sizeof path, out_path, ML_CASE_EXIT_SUFFIX) == 0
+                     ? fopen(path, "w")
+                     : NULL;
+    int written = file != NULL && fprintf(file, "%d\n", status) > 0;
+    if (file != NULL && fclose(file) != 0)
+        written = 0;
+    if (!written)
+        fprintf(stderr, "%s: --cases: cannot write %s%s\n", run->lab->program, out_path,
+                ML_CASE_EXIT_SUFFIX);
+    return written ? 0 : -1;
+}
+
+/* Each case as a run of its own would go, in this process: the CUDA context, the profiler's
+ * session, the L2 flush buffer and the host staging stay open; the kernels are unloaded and
+ * loaded again (load_kernels), the seeds, check positions, poison and guards drawn anew, and the
+ * case's --time-limit stops the whole process (SIGALRM) in the case that runs past it. A case
+ * that kills the process leaves no REPORT.exit: its caller runs it, and the cases after it,
+ * again on their own. */
+static int run_cases(lab_run *run)
+{
+    const ml_lab *lab = run->lab;
+    ml_case_list list;
+    char error[512];
+    if (ml_read_cases(lab->program, run->options.cases_path, &list, error, sizeof error) !=
+        ML_EXIT_OK) {
+        ml_free_cases(&list);
+        return usage_error(lab, error);
+    }
+    int saved_stdout = dup(STDOUT_FILENO), saved_stderr = dup(STDERR_FILENO);
+    int status = ML_EXIT_OK;
+    for (int c = 0; c < list.count && status == ML_EXIT_OK; c++) {
+        const ml_case *one = &list.cases[c];
+        if (redirect_output(run, one->out_path) != 0) {
+            status = ML_EXIT_USAGE;
+            break;
+        }
+        /* A fresh run but for what stays open. */
+        profiler_state profiler = {.session = run->profiler.session,
+                                   .unified_open = run->profiler.unified_open};
+        l2_flush flush = run->flush;
+        host_staging staging = run->staging;
+        memset(run, 0, sizeof *run);
+        run->lab = lab;
+        run->keep_open = 1;
+        run->profiler = profiler;
+        run->flush = flush;
+        run->staging = staging;
+        run->start = monotonic_seconds();
+        int case_status = parse(run, one->argc, (char **)one->argv);
+        if (case_status == RUN_GOES_ON) {
+            alarm((unsigned)run->options.time_limit_s);
+            case_status = run_parsed(run);
+            alarm(0);
+        }
+        fflush(stdout);
+        fflush(stderr);
+        if (record_exit(run, one->out_path, case_status) != 0)
+            status = ML_EXIT_USAGE;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_stdout, STDOUT_FILENO);
+    dup2(saved_stderr, STDERR_FILENO);
+    close(saved_stdout);
+    close(saved_stderr);
+    ml_kernels_unload();
+    if (run->flush.buffer != NULL)
+        ml_device_free(run->flush.buffer);
+    if (run->staging.position != NULL)
+        staging_close(&run->staging);
+    if (run->profiler.session != NULL)
+        prof_close(run->profiler.session);
+    ml_free_cases(&list);
+    return status;
 }
 
 int ml_main_with(const ml_lab *lab, const ml_kernel_image *kernels, int argc, char **argv)
@@ -1504,17 +1697,11 @@ int ml_main_with(const ml_lab *lab, const ml_kernel_image *kernels, int argc, ch
     run.lab = &lab_with_kernels;
     run.start = monotonic_seconds();
     int status = parse(&run, argc, argv);
-    if (status == RUN_GOES_ON)
-        status = plan(&run);
     if (status != RUN_GOES_ON)
         return status;
-    if (run.options.action == ML_ACTION_MODEL)
-        return predict_only(&run);
-    status = open_device(&run);
-    if (status == RUN_GOES_ON)
-        status = open_profiler(&run);
-    if (status != RUN_GOES_ON)
-        return status;
-    prepare_measuring(&run);
-    return finish(&run, run_records(&run));
+    if (run.options.action == ML_ACTION_CASES)
+        return run_cases(&run);
+    /* The default action on SIGALRM ends the process: a run past its limit stops there. */
+    alarm((unsigned)run.options.time_limit_s);
+    return run_parsed(&run);
 }

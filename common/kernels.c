@@ -1290,6 +1290,14 @@ int ml_kernels_code_bytes(const ml_kernel_image *image, const char *name, int ar
 static cudaKernel_t checked_kernels[MAX_CHECKED_KERNELS];
 static int checked_kernel_count;
 
+void ml_kernels_unload(void)
+{
+    if (loaded.library != NULL)
+        ML_CUDA_CHECK(cudaLibraryUnload(loaded.library));
+    loaded.library = NULL;
+    checked_kernel_count = 0; /* a reloaded kernel may get an unloaded one's handle */
+}
+
 /* The arguments against the loaded kernel's parameters, as the runtime reports them (count and
  * sizes): a launch that passes an int where the kernel takes a size_t, or one argument too few,
  * would otherwise run on garbage. Where the runtime reports nothing (not this kernel's kind),

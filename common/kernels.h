@@ -88,6 +88,11 @@ int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
 int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
                     size_t error_size);
 
+/* Unloads the loaded module, if any, with every __device__ and __constant__ variable of it: what
+ * the next ml_kernels_load loads starts from the module's initial values (--cases: no state
+ * lives from one case into the next). */
+void ml_kernels_unload(void);
+
 /* The loaded module's kernel of that name, or NULL. */
 cudaKernel_t ml_kernels_find(const char *name);
 

@@ -161,7 +161,21 @@ typedef struct {
     void *buffers[ML_MAX_BUFFERS];
     int buffer_kind[ML_MAX_BUFFERS];
     int buffer_count;
+    /* Each device buffer sits between two guards of ML_GUARD_BYTES, filled from the OS's random
+     * source when it is made: its bytes, and what its guards hold (host, head then tail). */
+    size_t buffer_bytes[ML_MAX_BUFFERS];
+    unsigned char *guard_expected[ML_MAX_BUFFERS];
 } ml_problem;
+
+/* The guards around every device buffer of a run (rule 7 of what a grader may trust): a write
+ * outside a buffer, up to 64 KiB before or after it (a row past the end of a matrix of 16384
+ * floats), changes a guard, whatever the kernel knows of being checked. A multiple of 256, so
+ * the buffer keeps cudaMalloc's alignment. */
+#define ML_GUARD_BYTES ((size_t)64 * 1024)
+/* The 4-byte words of the run's guards that changed since they were filled, or 0; where the
+ * first one is, in words, in where. Changed guards are put back, so the next call counts only
+ * what the launches after this one wrote. */
+size_t ml_guard_words_changed(const ml_problem *problem, char *where, size_t where_size);
 
 /* The value of the size parameter `name` in this run. A name the lab does not declare, or one
  * the variant does not read (its used_by), stops the run with ML_EXIT_LAB_ERROR: a bug in the
