@@ -15,8 +15,8 @@
 # fails is listed: it is the census's bug or the lab's, never skipped in silence.
 #
 # --seconds T starts no run after T seconds and takes the census of the runs that finished (a
-# draw that must fit a lent GPU's time; the line says how many ran). --model runs the same draws with --model (no GPU): every drawn size must be one its lab takes,
-# which CI checks. Exit status: 0 when every run ran and (on the GPU) the census read at least
+# draw that must fit a lent GPU's time; the line says how many ran). --model runs the same
+# draws with --model (no GPU): every drawn size must be one its lab takes, which CI checks. Exit status: 0 when every run ran and (on the GPU) the census read at least
 # one pair; 1 otherwise; 2 on bad arguments; 77 without a GPU and without --model.
 set -uo pipefail
 
