@@ -4,6 +4,10 @@
 #
 #   PROGRAM --kernels FILE.cu --save-kernels OUT.fatbin      compile: writes OUT.fatbin (a copy)
 #   PROGRAM ARGS [--kernels FILE] [--model] --format json --out REPORT     a run: writes REPORT
+#   PROGRAM --cases FILE      each line a run, in order: its output into REPORT.stdout and
+#                             REPORT.stderr, its exit status into REPORT.exit; a run killed (a
+#                             signal, its --time-limit) kills the whole process the same way,
+#                             as a crash or a hang does in a lab program's --cases
 #
 # What the "kernels" do is written in them, as words the program looks for:
 #   REFUSE_ME      the compile refuses the file (exit 2, one line), as an #include of the rubric
@@ -21,6 +25,26 @@
 #                                        CUDA_VISIBLE_DEVICES says, "unset" when it is) and
 #                                        "end PID" (--model runs nothing)
 set -u
+if [[ $# -eq 2 && $1 == --cases ]]; then
+  while read -r -a words; do
+    ((${#words[@]} > 0)) || continue
+    report="" limit=0
+    for ((i = 0; i < ${#words[@]} - 1; i++)); do
+      [[ ${words[i]} != --out ]] || report=${words[i + 1]}
+      [[ ${words[i]} != --time-limit ]] || limit=${words[i + 1]}
+    done
+    status=0
+    if ((limit > 0)); then
+      timeout -s KILL "$limit" "$0" "${words[@]}" >"$report.stdout" 2>"$report.stderr" || status=$?
+    else
+      "$0" "${words[@]}" >"$report.stdout" 2>"$report.stderr" || status=$?
+    fi
+    # Killed (SIGKILL at the time limit stands for the lab program's SIGALRM): so is this.
+    if ((status > 128)); then kill -s "$((status - 128))" $$; sleep 1; fi
+    echo "$status" >"$report.exit"
+  done <"$2"
+  exit 0
+fi
 kernels="" save="" out="" model=0 n=0
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -60,7 +84,7 @@ if ((on_gpu)) && [[ -n ${FAKE_LAB_LOG:-} ]]; then
 fi
 said() { [[ -n $kernels ]] && grep -q "$1" "$kernels"; }
 if said CRASH && [[ $n == 2 ]]; then kill -SEGV $$; fi
-if said HANG && [[ $n == 3 ]]; then sleep 1000; fi
+if said HANG && [[ $n == 3 ]]; then exec sleep 1000; fi
 if ((on_gpu)); then sleep "${FAKE_LAB_SLEEP:-0}"; fi
 
 correct=true

@@ -584,7 +584,8 @@ second=$!
 wait "$holder"
 named=""
 for _ in $(seq 100); do
-  named=$(grep -E '^pid [0-9]+: case (builds|counts|secret) of [ab][123] \(since [0-9:]+\)$' "$lock")
+  # A submission's cases run together (the cases of a1), a case run alone by name.
+  named=$(grep -E '^pid [0-9]+: (the cases|case (builds|counts|secret)) of [ab][123] \(since [0-9:]+\)$' "$lock")
   [[ -z $named ]] || break
   sleep 0.02
 done

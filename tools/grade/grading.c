@@ -44,6 +44,8 @@
  * more. */
 #define COMPILE_TIME_LIMIT_S 90
 #define MODEL_TIME_LIMIT_S 120
+/* A batch's time limit is its runs' limits and this, for the CUDA context's start and stop. */
+#define BATCH_START_S 30
 /* What is kept of each run's stdout and of its stderr; a report (--out) is not capped. */
 #define OUTPUT_CAP_BYTES (1024 * 1024)
 #define MAX_ARGUMENTS 96
@@ -387,6 +389,78 @@ static void read_sanitizer_log(const char *path, lab_run *run)
  *   kind RUN_MODEL:            --model, predictions only. */
 typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_SANITIZER_CHECK, RUN_MODEL } run_kind;
 
+/* The tool a run of this kind runs under, or NULL. */
+static const char *run_tool(const grading_case *one, run_kind kind)
+{
+    const char *tool = NULL;
+    if ((kind == RUN_SUBMISSION || kind == RUN_SANITIZER_CHECK) && rubric_case_sanitizer(one, &tool))
+        return tool;
+    return NULL;
+}
+
+/* compute-sanitizer's words before the program: its verdict is its exit status, never a line
+ * of the log (a file name in it is the submission's to choose). */
+static int sanitizer_words(const session *grading, const char *tool, char *log_path, char **argv)
+{
+    int argc = 0;
+    argv[argc++] = (char *)grading->setup->sanitizer;
+    argv[argc++] = "--tool";
+    argv[argc++] = (char *)tool;
+    argv[argc++] = "--error-exitcode";
+    argv[argc++] = SANITIZER_EXIT_FOUND_TEXT;
+    argv[argc++] = "--log-file";
+    argv[argc++] = log_path;
+    /* Memory errors and races only: a CUDA call the harness expects to fail is no finding. */
+    argv[argc++] = "--report-api-errors";
+    argv[argc++] = "no";
+    return argc;
+}
+
+/* The lab program's arguments for a run of the case (after the program's name): the case's,
+ * then what the kind adds, then the report's. `arguments` holds the words (split in place). */
+static int case_words(const session *grading, const grading_case *one, run_kind kind,
+                      const char *json_path, char *arguments, char **argv, int room)
+{
+    int argc = 0;
+    snprintf(arguments, RUBRIC_ARGUMENTS_SIZE, "%s", one->arguments);
+    char *saved = NULL;
+    for (char *word = strtok_r(arguments, " \t", &saved); word != NULL && argc < room - 10;
+         word = strtok_r(NULL, " \t", &saved))
+        argv[argc++] = word;
+    if (run_tool(one, kind) != NULL) {
+        argv[argc++] = "--metrics";
+        argv[argc++] = "none";
+    }
+    if (kind == RUN_SUBMISSION) {
+        argv[argc++] = "--kernels";
+        argv[argc++] = (char *)grading->fatbin;
+    }
+    if (kind == RUN_MODEL)
+        argv[argc++] = "--model";
+    argv[argc++] = "--format";
+    argv[argc++] = "json";
+    argv[argc++] = "--out";
+    argv[argc++] = (char *)json_path;
+    return argc;
+}
+
+/* What a run left: its stderr and stdout tails (in the student's words), its report. */
+static void read_run_files(const session *grading, const char *json_path, const char *stdout_path,
+                           const char *stderr_path, lab_run *run)
+{
+    process_file_tail(stderr_path, run->stderr_tail, sizeof run->stderr_tail);
+    student_words_in_place(grading, run->stderr_tail, sizeof run->stderr_tail);
+    process_file_tail(stdout_path, run->stdout_tail, sizeof run->stdout_tail);
+    student_words_in_place(grading, run->stdout_tail, sizeof run->stdout_tail);
+    /* Read with the one reader of the format: a file that is not a whole report is none. */
+    char *json = text_read_file(json_path);
+    if (json != NULL) {
+        char error[256];
+        run->report = rd_parse(json, "the report", error, sizeof error);
+        free(json);
+    }
+}
+
 static void run_lab(session *grading, const grading_case *one, run_kind kind, lab_run *run)
 {
     memset(run, 0, sizeof *run);
@@ -402,46 +476,18 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
     grading_path(log_path, sizeof log_path, "%s/run-%d.sanitizer", grading->scratch, number);
 
     char arguments[RUBRIC_ARGUMENTS_SIZE];
-    snprintf(arguments, sizeof arguments, "%s", one->arguments);
     char *argv[MAX_ARGUMENTS];
     int argc = 0;
-    const char *tool = NULL;
-    if ((kind == RUN_SUBMISSION || kind == RUN_SANITIZER_CHECK) && rubric_case_sanitizer(one, &tool)) {
+    const char *tool = run_tool(one, kind);
+    if (tool != NULL) {
         run->sanitizer = tool;
         run->sanitizer_errors = -1; /* until its exit status says otherwise */
-        argv[argc++] = (char *)grading->setup->sanitizer;
-        argv[argc++] = "--tool";
-        argv[argc++] = (char *)tool;
-        /* The verdict is this exit status, never a line of the log: a file name in it is the
-         * submission's to choose. */
-        argv[argc++] = "--error-exitcode";
-        argv[argc++] = SANITIZER_EXIT_FOUND_TEXT;
-        argv[argc++] = "--log-file";
-        argv[argc++] = log_path;
-        /* Memory errors and races only: a CUDA call the harness expects to fail is no finding. */
-        argv[argc++] = "--report-api-errors";
-        argv[argc++] = "no";
+        argc = sanitizer_words(grading, tool, log_path, argv);
     }
     argv[argc++] = (char *)grading->setup->program;
-    char *saved = NULL;
-    for (char *word = strtok_r(arguments, " \t", &saved); word != NULL && argc < MAX_ARGUMENTS - 10;
-         word = strtok_r(NULL, " \t", &saved))
-        argv[argc++] = word;
-    if (tool != NULL) {
-        argv[argc++] = "--metrics";
-        argv[argc++] = "none";
-    }
-    if (kind == RUN_SUBMISSION) {
-        argv[argc++] = "--kernels";
-        argv[argc++] = grading->fatbin;
-    }
-    if (kind == RUN_MODEL)
-        argv[argc++] = "--model";
-    argv[argc++] = "--format";
-    argv[argc++] = "json";
-    argv[argc++] = "--out";
-    argv[argc++] = json_path;
+    argc += case_words(grading, one, kind, json_path, arguments, argv + argc, MAX_ARGUMENTS - argc);
     argv[argc] = NULL;
+
 
     process_result result;
     run_in_scratch(grading, argv, stdout_path, stderr_path, run->time_limit_s, &result);
@@ -449,23 +495,13 @@ static void run_lab(session *grading, const grading_case *one, run_kind kind, la
     run->signal = result.signal;
     run->exit_status = result.exit_status;
     run->output_cut_bytes = result.cut_bytes;
-    process_file_tail(stderr_path, run->stderr_tail, sizeof run->stderr_tail);
-    student_words_in_place(grading, run->stderr_tail, sizeof run->stderr_tail);
-    process_file_tail(stdout_path, run->stdout_tail, sizeof run->stdout_tail);
-    student_words_in_place(grading, run->stdout_tail, sizeof run->stdout_tail);
+    read_run_files(grading, json_path, stdout_path, stderr_path, run);
     if (!result.started) {
         run->exit_status = 127;
         if (tool != NULL)
             snprintf(run->sanitizer_log, sizeof run->sanitizer_log,
                      "%.3000s could not be run (set MEMLAB_SANITIZER to its path)",
                      grading->setup->sanitizer);
-    }
-    /* Read with the one reader of the format: a file that is not a whole report is none. */
-    char *json = text_read_file(json_path);
-    if (json != NULL) {
-        char error[256];
-        run->report = rd_parse(json, "the report", error, sizeof error);
-        free(json);
     }
     if (tool != NULL && result.started && !result.timed_out && result.signal == 0) {
         read_sanitizer_log(log_path, run);
@@ -495,6 +531,8 @@ typedef struct {
 static sanitizer_check sanitizer_checks[3]; /* one per tool: memcheck, racecheck, synccheck */
 static int sanitizer_check_count;
 
+static void judge_sanitizer_check(sanitizer_check *check, const char *tool, const lab_run *own);
+
 static const sanitizer_check *sanitizer_usable(session *grading, const grading_case *one,
                                                const char *tool)
 {
@@ -506,18 +544,44 @@ static const sanitizer_check *sanitizer_usable(session *grading, const grading_c
     const int size = (int)(sizeof sanitizer_checks / sizeof sanitizer_checks[0]);
     sanitizer_check *check = &sanitizer_checks[sanitizer_check_count < size ? sanitizer_check_count++
                                                                             : size - 1];
+    judge_sanitizer_check(check, tool, &own);
+    cJSON_Delete(own.report);
+    return check;
+}
+
+/* Whether a run of the program's own kernels under the tool shows that the tool works here. */
+static void judge_sanitizer_check(sanitizer_check *check, const char *tool, const lab_run *own)
+{
     check->tool = tool;
-    check->usable = !own.timed_out && own.signal == 0 && own.sanitizer_errors == 0 &&
-                    (own.exit_status == LAB_EXIT_OK || own.exit_status == LAB_EXIT_INCORRECT);
+    check->usable = !own->timed_out && own->signal == 0 && own->sanitizer_errors == 0 &&
+                    (own->exit_status == LAB_EXIT_OK || own->exit_status == LAB_EXIT_INCORRECT);
     char line[512];
-    text_last_line(own.sanitizer_log[0] != '\0' ? own.sanitizer_log : own.stderr_tail, line,
+    text_last_line(own->sanitizer_log[0] != '\0' ? own->sanitizer_log : own->stderr_tail, line,
                    sizeof line);
     snprintf(check->reason, sizeof check->reason,
              "it cannot check the lab program's own kernels here (%s; exit status %d%s%s)",
-             own.timed_out ? "time limit" : own.signal != 0 ? "killed by a signal" : "ran",
-             own.exit_status, line[0] != '\0' ? ": " : "", line);
-    cJSON_Delete(own.report);
-    return check;
+             own->timed_out ? "time limit" : own->signal != 0 ? "killed by a signal" : "ran",
+             own->exit_status, line[0] != '\0' ? ": " : "", line);
+}
+
+/* 1 if the tool's check has been made in this grader's process. */
+static int sanitizer_checked(const char *tool)
+{
+    for (int i = 0; i < sanitizer_check_count; i++)
+        if (strcmp(sanitizer_checks[i].tool, tool) == 0)
+            return 1;
+    return 0;
+}
+
+/* The tool's check from a run of the program's own kernels that a batch made: kept when the
+ * batch gave its verdict (the run ran to its end), else left to sanitizer_usable. */
+static void remember_sanitizer_check(const char *tool, const lab_run *own)
+{
+    if (!own->ran || sanitizer_checked(tool) ||
+        sanitizer_check_count == (int)(sizeof sanitizer_checks / sizeof sanitizer_checks[0]))
+        return;
+    sanitizer_check *check = &sanitizer_checks[sanitizer_check_count++];
+    judge_sanitizer_check(check, tool, own);
 }
 
 /* The first "not graded" line of a case's output, without the words: the reason. */
@@ -540,9 +604,74 @@ static const char *profiler_note(const lab_run *run)
     return note != NULL ? note : "no reason given";
 }
 
-/* Each case in turn, its runs of the lab program holding the GPU lock. A host that can grade
- * nothing (no GPU, counters not readable) stops the grading at the first case that shows it. */
-static void grade_cases(session *grading, grade_result *result)
+/* A case's verdict from its runs, into its result, as grade_cases_alone gives it; the runs are
+ * freed. Returns 1 when the host can grade nothing more (counters not readable): stop. */
+static int conclude_case(const session *grading, grade_result *result, case_result *one,
+                         lab_run *submission, lab_run *reference, lab_run *model)
+{
+    const grading_case *rubric_case = one->rubric_case;
+    text_buffer output = {0};
+    one->status = evaluate_case(rubric_case, submission,
+                                rubric_case_needs_reference(rubric_case) ? reference : NULL,
+                                model->ran ? model : NULL, &output);
+    one->output = text_take(&output);
+    one->ran = 1;
+    if (one->status == CASE_NOT_GRADED &&
+        strstr(one->output, EVALUATE_COUNTERS_NOT_READ) != NULL) {
+        cannot_grade(result, "hardware counters not readable",
+                     "the grading host cannot read the GPU's hardware counters (%.900s)",
+                     profiler_note(submission));
+    } else if (one->status == CASE_NOT_GRADED && result->gradable) {
+        /* This case alone (no reference solution here, a sanitizer that did not finish):
+         * the others are graded. */
+        result->gradable = 0;
+        not_graded_reason(one->output, result->reason, sizeof result->reason);
+    }
+    if (!grading->setup->quiet)
+        fprintf(stderr, "memlab grade: case %s: %s\n", rubric_case->name,
+                one->status == CASE_PASSED   ? "passed"
+                : one->status == CASE_FAILED ? "failed"
+                                             : "not graded");
+    free_run(submission);
+    free_run(reference);
+    free_run(model);
+    return result->host_unable;
+}
+
+/* The submission's run said there is no CUDA device: nothing can be graded. */
+static int no_device_run(const lab_run *submission)
+{
+    return !submission->timed_out && submission->signal == 0 &&
+           submission->exit_status == LAB_EXIT_NO_DEVICE;
+}
+
+static void cannot_grade_no_device(grade_result *result, const lab_run *submission)
+{
+    char line[1024];
+    text_last_line(submission->stderr_tail, line, sizeof line);
+    cannot_grade(result, "no usable CUDA device",
+                 "the grading host has no usable CUDA device (the lab program said: %.900s)",
+                 line);
+}
+
+/* A sanitizer case's verdict needs the tool to work here (sanitizer_usable). */
+static void apply_sanitizer_check(session *grading, const grading_case *rubric_case,
+                                  lab_run *submission)
+{
+    if (submission->sanitizer == NULL || submission->sanitizer_errors < 0)
+        return;
+    const sanitizer_check *check = sanitizer_usable(grading, rubric_case, submission->sanitizer);
+    if (!check->usable) {
+        submission->sanitizer_errors = -1;
+        snprintf(submission->sanitizer_log, sizeof submission->sanitizer_log, "%s",
+                 check->reason);
+    }
+}
+
+/* --isolate-cases: each case in turn, each run a process of its own, the case's runs holding
+ * the GPU lock. A host that can grade nothing (no GPU, counters not readable) stops the grading
+ * at the first case that shows it. */
+static void grade_cases_alone(session *grading, grade_result *result)
 {
     const grading_setup *setup = grading->setup;
     gpu_lock lock;
@@ -556,62 +685,267 @@ static void grade_cases(session *grading, grade_result *result)
         gpu_lock_take(&lock, what, stderr);
         lab_run submission, reference = {0}, model = {0};
         run_lab(grading, rubric_case, RUN_SUBMISSION, &submission);
-        int no_device = !submission.timed_out && submission.signal == 0 &&
-                        submission.exit_status == LAB_EXIT_NO_DEVICE;
-        if (!no_device && submission.sanitizer != NULL && submission.sanitizer_errors >= 0) {
-            const sanitizer_check *check = sanitizer_usable(grading, rubric_case,
-                                                            submission.sanitizer);
-            if (!check->usable) {
-                submission.sanitizer_errors = -1;
-                snprintf(submission.sanitizer_log, sizeof submission.sanitizer_log, "%s",
-                         check->reason);
-            }
-        }
+        int no_device = no_device_run(&submission);
+        if (!no_device)
+            apply_sanitizer_check(grading, rubric_case, &submission);
         if (!no_device && rubric_case_needs_reference(rubric_case) && setup->have_reference)
             run_lab(grading, rubric_case, RUN_REFERENCE, &reference);
         gpu_lock_release(&lock);
 
         if (no_device) {
-            char line[1024];
-            text_last_line(submission.stderr_tail, line, sizeof line);
-            cannot_grade(result, "no usable CUDA device",
-                         "the grading host has no usable CUDA device (the lab program said: "
-                         "%.900s)", line);
+            cannot_grade_no_device(result, &submission);
             free_run(&submission);
             break;
         }
         if (rubric_case_needs_model(rubric_case))
             run_lab(grading, rubric_case, RUN_MODEL, &model);
-
-        text_buffer output = {0};
-        one->status = evaluate_case(rubric_case, &submission,
-                                    rubric_case_needs_reference(rubric_case) ? &reference : NULL,
-                                    model.ran ? &model : NULL, &output);
-        one->output = text_take(&output);
-        one->ran = 1;
-        if (one->status == CASE_NOT_GRADED &&
-            strstr(one->output, EVALUATE_COUNTERS_NOT_READ) != NULL) {
-            cannot_grade(result, "hardware counters not readable",
-                         "the grading host cannot read the GPU's hardware counters (%.900s)",
-                         profiler_note(&submission));
-        } else if (one->status == CASE_NOT_GRADED && result->gradable) {
-            /* This case alone (no reference solution here, a sanitizer that did not finish):
-             * the others are graded. */
-            result->gradable = 0;
-            not_graded_reason(one->output, result->reason, sizeof result->reason);
-        }
-        if (!setup->quiet)
-            fprintf(stderr, "memlab grade: case %s: %s\n", rubric_case->name,
-                    one->status == CASE_PASSED   ? "passed"
-                    : one->status == CASE_FAILED ? "failed"
-                                                 : "not graded");
-        free_run(&submission);
-        free_run(&reference);
-        free_run(&model);
-        if (result->host_unable)
+        if (conclude_case(grading, result, one, &submission, &reference, &model))
             break;
     }
     gpu_lock_close(&lock);
+}
+
+/* ---- the cases together: one lab process for many runs --------------------------------------- */
+
+/* One run of a batch: what grade_cases_alone would run as a process of its own. */
+typedef struct {
+    const grading_case *rubric_case;
+    run_kind kind;
+    lab_run *run;               /* where its outcome goes */
+    int done;                   /* 1: the batch's process ran it to its end */
+} batch_item;
+
+/* What process.c's cap would have dropped of an output of `bytes` (it keeps the first
+ * OUTPUT_CAP_BYTES and the last PROCESS_TAIL_BYTES). */
+static long long capped_away(const char *path)
+{
+    struct stat status;
+    if (stat(path, &status) != 0 || status.st_size <= OUTPUT_CAP_BYTES)
+        return 0;
+    long long over = (long long)status.st_size - OUTPUT_CAP_BYTES;
+    return over > PROCESS_TAIL_BYTES ? over - PROCESS_TAIL_BYTES : 0;
+}
+
+/* The exit status a case of `PROGRAM --cases` wrote once it ended, or -1 (it never ended). */
+static int case_exit_status(const char *json_path)
+{
+    char path[GRADING_PATH_SIZE + 16];
+    grading_path(path, sizeof path, "%s.exit", json_path);
+    char *text = text_read_file(path);
+    int status = -1;
+    char end = '\0';
+    if (text == NULL || sscanf(text, "%d%c", &status, &end) != 2 || end != '\n' || status < 0 ||
+        status > 255)
+        status = -1;
+    free(text);
+    return status;
+}
+
+/* Runs the items as one `PROGRAM --cases FILE` (under compute-sanitizer's tool when given),
+ * each line with its case's --time-limit, and fills the run of each item that ran to its end:
+ * in order, up to the first that did not (the process died in it: a crash, its time limit).
+ * Under a tool, nothing counts unless the process ended by itself without the tool's "found
+ * errors" status: the verdict is the whole process's, so on an error every item is left for a
+ * run of its own. */
+static void run_batch(session *grading, batch_item *items, int count, const char *tool)
+{
+    int number = ++grading->runs;
+    char cases_path[GRADING_PATH_SIZE], stdout_path[GRADING_PATH_SIZE],
+        stderr_path[GRADING_PATH_SIZE], log_path[GRADING_PATH_SIZE];
+    grading_path(cases_path, sizeof cases_path, "%s/batch-%d.cases", grading->scratch, number);
+    grading_path(stdout_path, sizeof stdout_path, "%s/batch-%d.out", grading->scratch, number);
+    grading_path(stderr_path, sizeof stderr_path, "%s/batch-%d.err", grading->scratch, number);
+    grading_path(log_path, sizeof log_path, "%s/batch-%d.sanitizer", grading->scratch, number);
+    FILE *cases = fopen(cases_path, "w");
+    if (cases == NULL)
+        return;                 /* every item then runs alone */
+    int time_limit_s = BATCH_START_S;
+    for (int k = 0; k < count; k++) {
+        char json_path[GRADING_PATH_SIZE], arguments[RUBRIC_ARGUMENTS_SIZE];
+        char *words[MAX_ARGUMENTS];
+        grading_path(json_path, sizeof json_path, "%s/batch-%d-%d.json", grading->scratch,
+                     number, k + 1);
+        int word_count = case_words(grading, items[k].rubric_case, items[k].kind, json_path,
+                                    arguments, words, MAX_ARGUMENTS);
+        int limit_s = items[k].kind == RUN_MODEL ? MODEL_TIME_LIMIT_S
+                                                 : items[k].rubric_case->timeout_s;
+        for (int w = 0; w < word_count; w++)
+            fprintf(cases, "%s ", words[w]);
+        fprintf(cases, "--time-limit %d\n", limit_s);
+        time_limit_s += limit_s;
+    }
+    if (fclose(cases) != 0)
+        return;
+
+    char *argv[16];
+    int argc = tool != NULL ? sanitizer_words(grading, tool, log_path, argv) : 0;
+    argv[argc++] = (char *)grading->setup->program;
+    argv[argc++] = "--cases";
+    argv[argc++] = cases_path;
+    argv[argc] = NULL;
+    process_result result;
+    run_in_scratch(grading, argv, stdout_path, stderr_path, time_limit_s, &result);
+    if (tool != NULL && (!result.started || result.timed_out || result.signal != 0 ||
+                         result.exit_status == SANITIZER_EXIT_FOUND))
+        return;
+    char *log = tool != NULL ? text_read_file(log_path) : NULL;
+    for (int k = 0; k < count; k++) {
+        char json_path[GRADING_PATH_SIZE], case_stdout[GRADING_PATH_SIZE + 16],
+            case_stderr[GRADING_PATH_SIZE + 16];
+        grading_path(json_path, sizeof json_path, "%s/batch-%d-%d.json", grading->scratch,
+                     number, k + 1);
+        int status = case_exit_status(json_path);
+        if (status < 0)
+            break;
+        grading_path(case_stdout, sizeof case_stdout, "%s.stdout", json_path);
+        grading_path(case_stderr, sizeof case_stderr, "%s.stderr", json_path);
+        lab_run *run = items[k].run;
+        memset(run, 0, sizeof *run);
+        run->ran = 1;
+        run->time_limit_s = items[k].kind == RUN_MODEL ? MODEL_TIME_LIMIT_S
+                                                       : items[k].rubric_case->timeout_s;
+        run->output_cap_bytes = OUTPUT_CAP_BYTES;
+        run->exit_status = status;
+        run->output_cut_bytes = capped_away(case_stdout) + capped_away(case_stderr);
+        read_run_files(grading, json_path, case_stdout, case_stderr, run);
+        if (tool != NULL) {
+            run->sanitizer = tool;
+            evaluate_sanitizer_verdict(run, log != NULL ? log : "");
+            student_words_in_place(grading, run->sanitizer_log, sizeof run->sanitizer_log);
+        }
+        items[k].done = 1;
+    }
+    free(log);
+}
+
+/* The items as one batch holding the GPU lock (none for --model runs), then each that the
+ * batch did not finish as a process of its own, as grade_cases_alone runs it: the one the batch
+ * died in is scored as it would be alone, and so is every one after it. */
+static void run_items(session *grading, batch_item *items, int count, const char *tool,
+                      gpu_lock *lock, const char *what)
+{
+    if (count == 0)
+        return;
+    if (lock != NULL)
+        gpu_lock_take(lock, what, stderr);
+    run_batch(grading, items, count, tool);
+    if (lock != NULL)
+        gpu_lock_release(lock);
+    for (int k = 0; k < count; k++) {
+        if (items[k].done)
+            continue;
+        char alone[512];
+        snprintf(alone, sizeof alone, "case %s of %.300s", items[k].rubric_case->name,
+                 grading->who);
+        if (lock != NULL)
+            gpu_lock_take(lock, alone, stderr);
+        run_lab(grading, items[k].rubric_case, items[k].kind, items[k].run);
+        if (lock != NULL)
+            gpu_lock_release(lock);
+    }
+}
+
+/* What each case's runs gave. */
+typedef struct {
+    lab_run submission, reference, model;
+} case_runs;
+
+/* The default: the submission's cases as few processes as the rubric allows: the model's
+ * predictions in one (no GPU), the plain cases with the reference solution's runs beside them
+ * in one, and each compute-sanitizer tool's cases in one (with the tool's check on the
+ * program's own kernels, once per grader process). Then each case is concluded in the rubric's
+ * order exactly as grade_cases_alone concludes it. */
+static void grade_cases_together(session *grading, grade_result *result)
+{
+    const grading_setup *setup = grading->setup;
+    int n = result->case_count;
+    case_runs *runs = calloc((size_t)n, sizeof *runs);
+    batch_item *items = calloc((size_t)(2 * n + 1), sizeof *items);
+    lab_run own = {0};
+    if (runs == NULL || items == NULL) {
+        fprintf(stderr, "memlab grade: out of host memory\n");
+        exit(2);
+    }
+    gpu_lock lock;
+    gpu_lock_open(&lock, setup->lock_owner, stderr);
+    char what[512];
+    snprintf(what, sizeof what, "the cases of %.300s", grading->who);
+    note(setup, "%s", "the cases, together ...");
+
+    int count = 0;
+    for (int i = 0; i < n; i++)
+        if (rubric_case_needs_model(result->cases[i].rubric_case))
+            items[count++] = (batch_item){result->cases[i].rubric_case, RUN_MODEL, &runs[i].model, 0};
+    run_items(grading, items, count, NULL, NULL, what);
+
+    count = 0;
+    for (int i = 0; i < n; i++) {
+        const grading_case *rubric_case = result->cases[i].rubric_case;
+        const char *tool = NULL;
+        if (!rubric_case_sanitizer(rubric_case, &tool))
+            items[count++] = (batch_item){rubric_case, RUN_SUBMISSION, &runs[i].submission, 0};
+        if (rubric_case_needs_reference(rubric_case) && setup->have_reference)
+            items[count++] = (batch_item){rubric_case, RUN_REFERENCE, &runs[i].reference, 0};
+    }
+    run_items(grading, items, count, NULL, &lock, what);
+
+    const char *tools[] = {"memcheck", "racecheck", "synccheck"};
+    for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
+        count = 0;
+        for (int i = 0; i < n; i++) {
+            const grading_case *rubric_case = result->cases[i].rubric_case;
+            const char *tool = NULL;
+            if (!rubric_case_sanitizer(rubric_case, &tool) || strcmp(tool, tools[t]) != 0)
+                continue;
+            /* The tool's check on the program's own kernels rides along, once per grader. */
+            if (count == 0 && !sanitizer_checked(tool))
+                items[count++] = (batch_item){rubric_case, RUN_SANITIZER_CHECK, &own, 0};
+            items[count++] = (batch_item){rubric_case, RUN_SUBMISSION, &runs[i].submission, 0};
+        }
+        if (count == 0)
+            continue;
+        run_items(grading, items, count, tools[t], &lock, what);
+        if (items[0].kind == RUN_SANITIZER_CHECK)
+            remember_sanitizer_check(tools[t], &own);
+        free_run(&own);
+    }
+
+    for (int i = 0; i < n; i++) {
+        case_result *one = &result->cases[i];
+        case_runs *these = &runs[i];
+        if (!these->submission.ran)
+            break;
+        if (no_device_run(&these->submission)) {
+            cannot_grade_no_device(result, &these->submission);
+            break;
+        }
+        if (these->submission.sanitizer != NULL && !sanitizer_checked(these->submission.sanitizer)) {
+            gpu_lock_take(&lock, what, stderr);
+            apply_sanitizer_check(grading, one->rubric_case, &these->submission);
+            gpu_lock_release(&lock);
+        } else {
+            apply_sanitizer_check(grading, one->rubric_case, &these->submission);
+        }
+        if (conclude_case(grading, result, one, &these->submission, &these->reference,
+                          &these->model))
+            break;
+    }
+    for (int i = 0; i < n; i++) {
+        free_run(&runs[i].submission);
+        free_run(&runs[i].reference);
+        free_run(&runs[i].model);
+    }
+    free(runs);
+    free(items);
+    gpu_lock_close(&lock);
+}
+
+static void grade_cases(session *grading, grade_result *result)
+{
+    if (grading->setup->isolate_cases)
+        grade_cases_alone(grading, result);
+    else
+        grade_cases_together(grading, result);
 }
 
 /* ---- one submission ------------------------------------------------------------------------- */

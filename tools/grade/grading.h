@@ -35,6 +35,11 @@ typedef struct {
     const char *only_case;              /* NULL: every case */
     int quiet;                          /* 1: nothing on stderr but the GPU lock's (a batch) */
     long lock_owner;                    /* the grader the GPU lock is taken for */
+    /* 1 (--isolate-cases): every run of the lab program a process of its own; 0: a submission's
+     * runs together, `PROGRAM --cases FILE`, a process for the model's predictions, one for the
+     * plain cases and the reference solution's runs, one per compute-sanitizer tool, and a run
+     * of its own for each run a batch did not finish (grading.c says why the scores agree). */
+    int isolate_cases;
     /* grading_prepare fills these: */
     char graded_as[GRADING_PATH_SIZE];  /* "labs/04_coalescing/kernels.cu" */
     int have_reference;                 /* 0 in a student pack (STUDENT.md at the root) */

@@ -74,6 +74,8 @@ typedef struct {
     int merge_count, merge_given;
     const char *roster;         /* --roster FILE: a class's students by submission */
     const char *status_of;      /* --status OUT */
+    const char *status_format;  /* --format with --status: text or json */
+    int isolate_cases;          /* --isolate-cases */
 } options;
 
 static int usage_error(const char *format, const char *detail)
@@ -357,6 +359,9 @@ static void print_help(void)
           "  --cases FILE       more cases, in the rubric's format (hidden cases kept elsewhere);\n"
           "                     up to 16 files\n"
           "  --case NAME        grade this case alone\n"
+          "  --isolate-cases    run every case (and each reference and model run) in a lab\n"
+          "                     process of its own, not a submission's cases in one: slower,\n"
+          "                     the same scores\n"
           "  --check-rubric RUBRIC...\n"
           "                     read rubric files; say what is wrong in the first bad one\n"
           "  --visible-cases RUBRIC\n"
@@ -447,6 +452,8 @@ static int parse_options(int argc, char **argv, options *given)
             if (gpus_check_syntax(given->gpus) != 0)
                 return usage_error("--gpus is all or GPU indices separated by commas (0,1), "
                                    "got '%s'", given->gpus);
+        } else if (strcmp(flag, "--isolate-cases") == 0) {
+            given->isolate_cases = 1;
         } else if (strcmp(flag, "--mixed-gpus") == 0) {
             given->mixed_gpus = 1;
         } else if (strcmp(flag, "--shard") == 0) {
@@ -592,6 +599,7 @@ int main(int argc, char **argv)
     setup.root = given.root;
     setup.lab = given.lab;
     setup.only_case = given.only_case;
+    setup.isolate_cases = given.isolate_cases;
     if (find_lab_directory(given.root, given.lab, setup.lab_directory,
                            sizeof setup.lab_directory) != 0)
         return usage_error("no lab '%s' here (labs/NN_LAB/LAB.cu)", given.lab);
