@@ -26,8 +26,9 @@ extern "C" __global__ void copy_coalesced(const float *in, float *out, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     // BEGIN SOLUTION
-    // TODO: if i < n / 4, copy float4 number i of in to float4 number i of out (one 16-byte
-    //       load and one 16-byte store). Then, if 4 * (n / 4) + i < n, copy that one float.
+    // TODO: move this thread's share of the n floats as the comment above says, with the
+    //       widest load and store each element allows. Which float4 is this thread's, and
+    //       which of the last n % 4 floats (if any)? Touch no byte past the n floats.
     size_t vector_count = n / 4;
     if (i < vector_count)
         ((float4 *)out)[i] = ((const float4 *)in)[i];
@@ -42,8 +43,9 @@ extern "C" __global__ void copy_strided(const float *in, float *out, size_t n, s
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     // BEGIN SOLUTION
-    // TODO: for every thread with i < n, write element i * stride of in to out[i]. The input
-    //       holds (n - 1) * stride + 1 floats: a thread with i >= n must touch nothing.
+    // TODO: copy this thread's element as the comment above says. The input holds only
+    //       (n - 1) * stride + 1 floats and the grid is rounded up to whole blocks: which
+    //       threads must read and write nothing?
     if (i < n)
         out[i] = in[i * stride];
     // END SOLUTION
@@ -55,8 +57,8 @@ extern "C" __global__ void copy_offset(const float *in, float *out, size_t n, si
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     // BEGIN SOLUTION
-    // TODO: for every thread with i < n, write element i + offset of in to out[i]. The input
-    //       holds n + offset floats.
+    // TODO: copy this thread's element as the comment above says. The input holds n + offset
+    //       floats and the output n: which threads must read and write nothing?
     if (i < n)
         out[i] = in[i + offset];
     // END SOLUTION
@@ -67,8 +69,8 @@ extern "C" __global__ void copy_broadcast(const float *in, float *out, size_t n)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     // BEGIN SOLUTION
-    // TODO: for every thread with i < n, write element i / 32 of in to out[i]. The input holds
-    //       (n - 1) / 32 + 1 floats.
+    // TODO: copy this thread's element as the comment above says. The input holds
+    //       (n - 1) / 32 + 1 floats: which threads must read and write nothing?
     if (i < n)
         out[i] = in[i / 32];
     // END SOLUTION

@@ -38,9 +38,9 @@ extern "C" __global__ void transpose_naive_kernel(const float *__restrict__ in,
     int x = threadIdx.x;
     int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
     // BEGIN SOLUTION
-    // TODO: for each tile row k this thread copies (threadIdx.y, + 8, + 16, + 24), copy
-    //       in[tile_row + k][tile_col + x] to out[tile_col + x][tile_row + k], skipping
-    //       elements outside the rows x cols matrix.
+    // TODO: move the four elements of the tile that this thread owns (the comment above the
+    //       kernels says which) from in to their transposed places in out, through global
+    //       memory only. Edge tiles may be cut: move only elements inside the matrix.
     for (int j = 0; j < TILE; j += BLOCK_ROWS) {
         int row = tile_row + j + threadIdx.y, col = tile_col + x;
         /* Neighbouring lanes read neighbouring floats but write `rows` floats apart. */
@@ -59,9 +59,11 @@ extern "C" __global__ void transpose_shared_kernel(const float *__restrict__ in,
     int x = threadIdx.x;
     int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
     // BEGIN SOLUTION
-    // TODO: fill tile[k][x] from in[tile_row + k][tile_col + x] for this thread's tile rows k;
-    //       wait for the whole block; then write tile[x][k] to out[tile_col + k][tile_row + x].
-    //       Skip elements outside the matrix.
+    // TODO: stage the block's tile in `tile`: fill it from rows of in, so that a warp's 32
+    //       loads are neighbours, then empty it into rows of out, so that a warp's 32 stores
+    //       are neighbours too. Which tile element must lane x read for that? A thread reads
+    //       elements other threads stored: make sure they are there. Move only elements inside
+    //       the matrix.
     for (int j = 0; j < TILE; j += BLOCK_ROWS) {
         int k = j + threadIdx.y;
         if (tile_row + k < rows && tile_col + x < cols)
@@ -110,8 +112,8 @@ extern "C" __global__ void transpose_swizzled_kernel(const float *__restrict__ i
     int x = threadIdx.x;
     int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
     // BEGIN SOLUTION
-    // TODO: as transpose_shared, but keep tile element (r, c) at tile[r][c ^ r], both when
-    //       filling and when emptying the tile.
+    // TODO: as transpose_shared, but keep each tile element at the place the comment above
+    //       gives it, both when filling the tile and when emptying it.
     for (int j = 0; j < TILE; j += BLOCK_ROWS) {
         int k = j + threadIdx.y;
         if (tile_row + k < rows && tile_col + x < cols)
@@ -149,9 +151,9 @@ extern "C" __global__ void shared_stride_kernel(const float4 *in, float *out, in
     int lane = threadIdx.x % WARP_LANES;
     float sum = 0.0f;
     // BEGIN SOLUTION
-    // TODO: make LOADS_PER_THREAD loads of width_bytes each (words, pairs or storage): load r
-    //       reads element lane * stride + r * (BANK_ROW_BYTES / width_bytes). Add the floats of
-    //       each load together, then add that to sum, as the CPU reference does.
+    // TODO: make the LOADS_PER_THREAD loads the comment above describes, each width_bytes
+    //       wide (words, pairs and storage see the same bytes at three widths). Add the floats
+    //       of each load together, then add that to sum: the CPU reference adds in that order.
     if (width_bytes == 4) {
         for (int r = 0; r < LOADS_PER_THREAD; r++)
             sum += words[lane * stride + r * (BANK_ROW_BYTES / 4)];
