@@ -199,34 +199,29 @@ static void launch_ping_pong(const ml_problem *problem)
 
 /* How the driver (nvidia-uvm, its source is open: kernel-open/nvidia-uvm/uvm_perf_prefetch.c
  * and uvm_perf_thrashing.c) moves managed memory, as the model counts it. Every rule below was
- * checked against a GPU's counters across a PCIe link at sizes from 4 bytes to 41 MB (the
- * instructor notes have the runs):
+ * checked against a GPU's counters across a PCIe link (the instructor notes have the runs and
+ * what each rule makes of the lab's sizes):
  *
- * - Pages are the CPU's, 4 KiB on x86-64: the driver moves whole pages, never less.
- * - It keeps managed memory in blocks of 2 MiB (a VA block: 512 pages), aligned as
- *   cudaMallocManaged aligns them. An allocation of 2 MiB or less sits at the start of a whole
- *   block and the driver's heuristics see the block's 512 pages, past the allocation's end too
- *   (n = 1 moves 64 KiB on a fault); a larger one ends its last block at its own last page.
- * - A GPU fault grows to the 64 KiB big page (16 pages) around the faulting page; at the end of
- *   a block cut short, to the pages after the last whole big page. Then the prefetcher looks at a
- *   binary tree over the block's pages: for each faulting page, the largest aligned power-of-two
- *   run of pages around it (cut at the block's end) of which more than 51% are resident or
- *   faulting (grown) moves whole. So a dense sweep of p pages in a block of its own moves the
- *   smallest such run past them: n = 100,000 floats (98 pages, grown to 112) moves 128 pages
- *   (512 KiB, 112 > 51% of 128); 300,000 floats (293 pages, grown to 304) the whole block; while
- *   the block of a larger allocation's tail moves exactly its pages.
+ * - Pages are the CPU's (PAGE_BYTES on x86-64): the driver moves whole pages, never less.
+ * - It keeps managed memory in blocks of BLOCK_PAGES pages (a VA block), aligned as
+ *   cudaMallocManaged aligns them. An allocation of one block or less sits at the start of a
+ *   whole block and the driver's heuristics see all of the block's pages, past the allocation's
+ *   end too; a larger one ends its last block at its own last page.
+ * - A GPU fault grows to the big page (BIG_PAGE_PAGES pages) around the faulting page; at the
+ *   end of a block cut short, to the pages after the last whole big page. Then the prefetcher
+ *   looks at a binary tree over the block's pages: for each faulting page, the largest aligned
+ *   power-of-two run of pages around it (cut at the block's end) of which more than
+ *   PREFETCH_PERCENT% are resident or faulting (grown) moves whole (fault_block).
  * - Each move is one transfer per run of contiguous pages, the faulting pages apart from those
- *   the growth and the prefetcher add: a lone word's 64 KiB big page moves as the pages before
- *   its page, its page, and the pages after it: three transfers, two where the word's page is
- *   the first or last of the big page.
- * - cudaMemPrefetchAsync moves exactly the pages of the range it is given (rounded out to 4 KiB
- *   pages), one transfer per 2 MiB block it covers; no growth, no prefetcher.
+ *   the growth and the prefetcher add.
+ * - cudaMemPrefetchAsync moves exactly the pages of the range it is given (rounded out to
+ *   pages), one transfer per block it covers; no growth, no prefetcher.
  * - Thrashing: a page that moves again soon after its last move (within the driver's thrashing
- *   lapse, a module parameter of nvidia-uvm) counts a thrashing event;
- *   at 3 events the driver marks it thrashing, and faults on it then move only the pages
- *   faulting, with neither growth nor prefetch (after 10 throttled faults it may even pin the
- *   page and map it across the link). Whether moves come within the lapse of each other is timing,
- *   which the model cannot know. */
+ *   lapse, a module parameter of nvidia-uvm) counts a thrashing event; at 3 events the driver
+ *   marks it thrashing, and faults on it then move only the pages faulting, with neither growth
+ *   nor prefetch (after 10 throttled faults it may even pin the page and map it across the
+ *   link). Whether moves come within the lapse of each other is timing, which the model cannot
+ *   know. */
 #define PAGE_BYTES 4096.0
 #define BIG_PAGE_PAGES 16
 #define BLOCK_PAGES 512
@@ -351,11 +346,11 @@ static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
 }
 
 /* One word read of every stride: the faults of one batch (every thread faults at once), grown
- * and prefetched. Words 128 KiB apart or more never share a big page nor fill more than half of
- * a run of whole big pages, so each moves its own 64 KiB (in a block cut short, a word near its
- * end may take the block's last pages with it), in two or three transfers: the model states the
- * count. Closer, the prefetcher joins their pages, and the batches the faults arrive in decide
- * the transfers, which the model leaves to the measurement. */
+ * and prefetched as first_touch does. Where the words are far enough apart that none shares a
+ * big page with another nor fills more than PREFETCH_PERCENT% of a run of whole big pages, the
+ * model states the transfers too (fault_block counts them). Closer, the prefetcher joins their
+ * pages, and the batches the faults arrive in decide the transfers, which the model leaves to
+ * the measurement. */
 static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
 {
     double stride_bytes = 1024.0 * ml_size(problem, "stride_kib");
@@ -387,7 +382,7 @@ static void predict_ping_pong(const ml_problem *problem, ml_prediction *predicti
         least[back] += (move < FIRST_MOVE_THRASHING_MAY_CUT ? touched : (double)pages) * PAGE_BYTES;
     }
     const char *reason = "from the 6th move on, pages the driver marks thrashing (moves within "
-                         "its thrashing lapse) move without their 64 KiB block: timing decides";
+                         "its thrashing lapse) move without the rest of their big page: timing decides";
     const char *aliases[2] = {"um_htod_bytes", "um_dtoh_bytes"};
     for (int back = 0; back < 2; back++) {
         if (least[back] == most[back])

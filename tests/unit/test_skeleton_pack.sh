@@ -11,10 +11,11 @@
 #      instructor README's "Reading the table" section (its reading of a measured table answers
 #      handout 04) and no sentence of the instructor README that carries a measured figure
 #      stands in any file of the pack (sentences compared across line breaks).
-#   3. Measured results in the lab sources: no host program or header (labs/*/*.cu but
-#      kernels.cu, labs/*/*.h) names a GPU model in any line, and no comment of a lab source
-#      (kernels.cu included) matches a pattern of a measured figure or of a handout's answer
-#      (the list below says why each pattern is there).
+#   3. Measured results in what a lab ships: no host program or header (every .cu but
+#      kernels.cu, every .h under labs/), rubric, args file, test, plot or build file names a GPU
+#      model in any line, and no comment of a lab source (kernels.cu included), no "#" comment
+#      of another lab file and no rubric hint matches a pattern of a measured figure or of a
+#      handout's answer (the list below says why each pattern is there).
 #   4. Given kernels that answer their TODOs: no function the pack's kernels.cu gives whole (one
 #      with no TODO in it) holds, as a run of statements, a solution region of three statements
 #      or more, statements compared with every name but keywords and calls made one placeholder
@@ -76,6 +77,13 @@ while read -r figure; do
 done <"$work/figures"
 [[ ! -e $pack/tests/grade ]] || fail "the pack holds the planted submissions' scripts"
 ! compgen -G "$pack/labs/*/plants" >/dev/null || fail "the pack holds the planted submissions (labs/*/plants)"
+# The GPU tests that run the tree's own kernels assert handout answers (lab 09's: pinned beats
+# pageable, prefetched beats faulted), and the model tests quote the runs that measured the
+# model's rules: a pack's ./memlab test checks the student's kernels.
+for path in "$pack"/labs/*/tests/test_gpu.c "$pack"/labs/*/tests/test_model.c \
+  "$pack/tests/gpu/test_degraded.sh"; do
+  [[ ! -e $path ]] || fail "the pack holds a test of the solutions or the model: ${path#"$pack"/}"
+done
 [[ ! -e $pack/.git ]] || fail "the pack holds the git history"
 for source in "$root"/labs/[0-9][0-9]_*/*.cu "$root"/labs/[0-9][0-9]_*/*.h; do
   [[ -e $source ]] || continue
@@ -264,10 +272,15 @@ pattern '(which|that) the L1 caches|cached in (the )?L1' \
   "handout 07 question 10: why local_chase runs at about the L1's latency"
 pattern 'the next warp (reads|needs|uses)' \
   "handout 04 question 5: whether DRAM pays for a misaligned warp's extra sector"
+pattern '64 KiB (big page|block)|(grows to|moves) (its |the |a )?(own )?64 KiB' \
+  "handout 09 question 8: what the driver moves for one fault on a lone page"
+pattern '(two|three) transfers' \
+  "handout 09 question 9: why bytes over migrations is not the size one fault moves"
+pattern 'lanes of a warp read [0-9]* ?neighbouring' \
+  "lab 09's scale_stream TODO: which elements the 32 lanes of a warp should read together"
 
 tab=$'\t'
-for source in "$pack"/labs/[0-9][0-9]_*/*.cu "$pack"/labs/[0-9][0-9]_*/*.h; do
-  [[ -e $source ]] || continue
+while IFS= read -r source; do
   relative=${source#"$pack"/}
   comment_lines "$source" >"$work/comments"
   if [[ $(basename "$source") == kernels.cu ]]; then
@@ -283,7 +296,26 @@ for source in "$pack"/labs/[0-9][0-9]_*/*.cu "$pack"/labs/[0-9][0-9]_*/*.h; do
       fail "$relative:$number: a comment with ${reasons[i]}:$text"
     done < <(grep -E "$tab.*(${patterns[i]})" "$work/comments")
   done
-done
+done < <(find "$pack/labs" -type f \( -name '*.cu' -o -name '*.h' \) | sort)
+
+# Every other file a lab ships (rubric, args files, its tests, plot scripts, build files): the
+# same checks on what a person wrote there, "LINE<TAB>TEXT" of each "#" comment and of each
+# rubric check's hint (after "|"); a GPU model in any of its lines.
+while IFS= read -r file; do
+  relative=${file#"$pack"/}
+  awk '
+    /^[[:space:]]*#/ { text = $0; sub(/^[[:space:]]*#+/, "", text); printf "%d\t%s\n", FNR, text; next }
+    /^[[:space:]]*check .*\|/ { text = $0; sub(/^[^|]*\|/, "", text); printf "%d\t%s\n", FNR, text }
+  ' "$file" >"$work/comments"
+  while IFS=: read -r number text; do
+    fail "$relative:$number names a GPU model (a figure taken on that card): $text"
+  done < <(grep -nE "$gpu_model" "$file")
+  for i in "${!patterns[@]}"; do
+    while IFS=$tab read -r number text; do
+      fail "$relative:$number: a comment with ${reasons[i]}:$text"
+    done < <(grep -E "$tab.*(${patterns[i]})" "$work/comments")
+  done
+done < <(find "$pack/labs" -type f ! -name '*.cu' ! -name '*.h' | sort)
 
 # ---- 4. no kernel given whole repeats a solution region ----------------------------------------
 for source in "$root"/labs/[0-9][0-9]_*/kernels.cu; do
