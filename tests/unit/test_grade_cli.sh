@@ -69,7 +69,8 @@ for arguments in "--help" "-h" "${toy[*]} --help" "--root $fake --help"; do
   grep -q '^       ./memlab grade LAB SUBMISSIONS ' "$work/usage" || fail "$arguments: no class usage"
   grep -q '^       ./memlab grade LAB SUBMISSIONS --merge FOLDER\.\.\. ' "$work/usage" ||
     fail "$arguments: no usage of --merge"
-  grep -q '^       ./memlab grade --status DIR$' "$work/usage" || fail "$arguments: no usage of --status"
+  grep -qF '       ./memlab grade --status DIR [--format text|json]' "$work/usage" ||
+    fail "$arguments: no usage of --status"
   grep -q -- '--program\|--root' "$work/usage" && fail "$arguments: the usage names an internal option"
   for option in --format --out --jobs --gpus --mixed-gpus --shard --merge --status --cases --case \
     --check-rubric --visible-cases --help; do

@@ -290,6 +290,26 @@ grep -q '^  shard 1/4: .*[1-9][0-9]* not graded' "$work/status.out" ||
   fail "--status does not show shard 1 not graded: $(cat "$work/status.out")"
 grep -q '^  shard 3/4: not started' "$work/status.out" ||
   fail "--status does not show shard 3 not started"
+# The same for programs (the Slurm scripts read it): one JSON document.
+run_memlab status-json "$PATH" grade --status "$sub" --format json
+[[ $(status_of status-json) == 0 ]] || fail "--status --format json: exit $(status_of status-json)"
+python3 - "$work/status-json.out" <<'CHECK' || fail "--status --format json: $(cat "$work/status-json.out")"
+import json, sys
+status = json.load(open(sys.argv[1]))
+shards = {shard["shard"]: shard for shard in status["shards"]}
+assert status["shards_left"] == [1, 3], status["shards_left"]
+assert status["lab"] == "coalescing" and status["shard_count"] == 4
+assert sorted(shards) == [0, 1, 2, 3]
+assert shards[0]["done"] and shards[2]["done"] and shards[0]["left"] == 0
+assert not shards[3]["started"] and not shards[3]["done"]
+assert shards[1]["started"] and shards[1]["not_graded"] > 0 and not shards[1]["done"]
+assert len(shards[1]["not_graded_names"]) == shards[1]["not_graded"]
+total = sum(shard["submissions"] for shard in status["shards"])
+assert status["all"]["submissions"] == total and status["all"]["not_graded"] == shards[1]["not_graded"]
+CHECK
+run_memlab status-bad "$PATH" grade --status "$sub" --format gradescope
+[[ $(status_of status-bad) == 2 && $(wc -l <"$work/status-bad.err") == 1 ]] ||
+  fail "--status --format gradescope: exit $(status_of status-bad), expected 2 and one line"
 
 # A second --slurm run submits shards 1 and 3 only.
 : >"$FAKE_SBATCH_LOG"

@@ -1491,14 +1491,20 @@ typedef struct {
     int left;
     text_buffer left_names, not_graded_names;
     int left_listed, not_graded_listed;
+    cJSON *left_list, *not_graded_list; /* every name, for --format json */
 } folder_status;
 
-/* A name into a list of at most NAMES_LISTED, then "and N more" when it is printed. */
-static void list_name(text_buffer *names, int *listed, const char *name)
+/* A name into a list of at most NAMES_LISTED, then "and N more" when it is printed; and into
+ * the JSON list of them all. */
+static void list_name(text_buffer *names, int *listed, cJSON **all, const char *name)
 {
     if (*listed < NAMES_LISTED)
         text_append(names, "%s%s", *listed > 0 ? ", " : "", name);
     (*listed)++;
+    if (*all == NULL)
+        *all = cJSON_CreateArray();
+    if (*all == NULL || !cJSON_AddItemToArray(*all, cJSON_CreateString(name)))
+        out_of_memory();
 }
 
 /* The outcome of the record at path when it has this key, else -1 (not graded yet). */
@@ -1541,12 +1547,13 @@ static void read_folder_status(const char *folder, folder_status *status)
         int kind = record_outcome(path, key);
         if (kind < 0) {
             status->left++;
-            list_name(&status->left_names, &status->left_listed, name);
+            list_name(&status->left_names, &status->left_listed, &status->left_list, name);
             continue;
         }
         status->counts[kind]++;
         if (kind == DONE_NOT_GRADED)
-            list_name(&status->not_graded_names, &status->not_graded_listed, name);
+            list_name(&status->not_graded_names, &status->not_graded_listed,
+                      &status->not_graded_list, name);
     }
     free(plan);
 }
@@ -1585,6 +1592,58 @@ static void free_folder_status(folder_status *status)
 {
     text_free(&status->left_names);
     text_free(&status->not_graded_names);
+    cJSON_Delete(status->left_list);
+    cJSON_Delete(status->not_graded_list);
+    status->left_list = status->not_graded_list = NULL;
+}
+
+/* A folder's (or a shard's, or all shards') counts as JSON: done when every submission is
+ * graded (passed, failed, did not compile, refused) or has none. */
+static cJSON *status_json(const folder_status *status, int started)
+{
+    static const char *const keys[DONE_KINDS] = {"passed", "failed", "did_not_compile",
+                                                 "refused", "not_graded", "no_submission"};
+    cJSON *object = cJSON_CreateObject();
+    int graded = 0;
+    for (int k = DONE_PASSED; k <= DONE_REFUSED; k++)
+        graded += status->counts[k];
+    int ok = object != NULL && cJSON_AddBoolToObject(object, "started", started) != NULL &&
+             cJSON_AddBoolToObject(object, "done", started && status->left == 0 &&
+                                                       status->counts[DONE_NOT_GRADED] == 0) != NULL &&
+             cJSON_AddNumberToObject(object, "submissions", status->total) != NULL &&
+             cJSON_AddNumberToObject(object, "graded", graded) != NULL;
+    for (int k = 0; ok && k < DONE_KINDS; k++)
+        ok = cJSON_AddNumberToObject(object, keys[k], status->counts[k]) != NULL;
+    ok = ok && cJSON_AddNumberToObject(object, "left", status->left) != NULL;
+    const cJSON *lists[2] = {status->not_graded_list, status->left_list};
+    const char *names[2] = {"not_graded_names", "left_names"};
+    for (int i = 0; ok && i < 2; i++) {
+        cJSON *copy = lists[i] != NULL ? cJSON_Duplicate(lists[i], 1) : cJSON_CreateArray();
+        ok = copy != NULL && cJSON_AddItemToObject(object, names[i], copy);
+    }
+    if (!ok)
+        out_of_memory();
+    return object;
+}
+
+/* The JSON status: shards_left first (the shards a job must grade again, numbers only), then
+ * the lab, each shard's counts and all shards' together. */
+static int print_status_json(const char *lab, int shard_count, cJSON *shards, cJSON *shards_left,
+                             const folder_status *all)
+{
+    cJSON *root = cJSON_CreateObject();
+    int ok = root != NULL && cJSON_AddItemToObject(root, "shards_left", shards_left) &&
+             cJSON_AddStringToObject(root, "lab", lab) != NULL &&
+             cJSON_AddNumberToObject(root, "shard_count", shard_count) != NULL &&
+             cJSON_AddItemToObject(root, "shards", shards) &&
+             cJSON_AddItemToObject(root, "all", status_json(all, 1));
+    char *text = ok ? cJSON_Print(root) : NULL;
+    if (text == NULL)
+        out_of_memory();
+    printf("%s\n", text);
+    free(text);
+    cJSON_Delete(root);
+    return EXIT_PASSED;
 }
 
 static int by_shard(const void *a, const void *b)
@@ -1593,7 +1652,7 @@ static int by_shard(const void *a, const void *b)
     return (first->shard > second->shard) - (first->shard < second->shard);
 }
 
-int batch_status(const char *out)
+int batch_status(const char *out, int json)
 {
     char shards[GRADING_PATH_SIZE];
     grading_path(shards, sizeof shards, "%s/" SHARDS_FOLDER, out);
@@ -1605,8 +1664,15 @@ int batch_status(const char *out)
         if (!status.found)
             return refuse("--status %s: no grading there (no %s/" PLAN_NAME ", no %s/)", out,
                           out, shards);
-        printf("memlab grade: %s: lab %s, ", out, status.lab);
-        print_counts(&status);
+        if (json) {
+            cJSON *shard_list = cJSON_CreateArray(), *left = cJSON_CreateArray();
+            if (shard_list == NULL || left == NULL)
+                out_of_memory();
+            print_status_json(status.lab, 0, shard_list, left, &status);
+        } else {
+            printf("memlab grade: %s: lab %s, ", out, status.lab);
+            print_counts(&status);
+        }
         free_folder_status(&status);
         return EXIT_PASSED;
     }
@@ -1631,19 +1697,35 @@ int batch_status(const char *out)
     free_listing(names, count);
     if (found == 0) { /* a job array submitted, none of its tasks begun: no refusal */
         free(folders);
+        if (json) {
+            /* No shard known: none can be named left (the array's size is not known here). */
+            cJSON *shard_list = cJSON_CreateArray(), *left = cJSON_CreateArray();
+            if (shard_list == NULL || left == NULL)
+                out_of_memory();
+            return print_status_json("", 0, shard_list, left, &all);
+        }
         printf("memlab grade: %s: no shard has started yet (no %s/K/" PLAN_NAME ")\n", out,
                shards);
         return EXIT_PASSED;
     }
     qsort(folders, (size_t)found, sizeof *folders, by_shard);
-    printf("memlab grade: %s: lab %s, %d shard%s\n", out, all.lab, shard_count,
-           shard_count == 1 ? "" : "s");
+    if (!json)
+        printf("memlab grade: %s: lab %s, %d shard%s\n", out, all.lab, shard_count,
+               shard_count == 1 ? "" : "s");
+    cJSON *shard_list = cJSON_CreateArray(), *left = cJSON_CreateArray();
+    if (shard_list == NULL || left == NULL)
+        out_of_memory();
     int at = 0;
     for (int shard = 0; shard < shard_count; shard++) {
-        printf("  shard %d/%d: ", shard, shard_count);
+        if (!json)
+            printf("  shard %d/%d: ", shard, shard_count);
+        cJSON *one_json = NULL;
         if (at < found && folders[at].shard == shard) {
             folder_status *one = &folders[at++];
-            print_counts(one);
+            if (json)
+                one_json = status_json(one, 1);
+            else
+                print_counts(one);
             all.total += one->total;
             all.left += one->left;
             for (int k = 0; k < DONE_KINDS; k++)
@@ -1651,12 +1733,27 @@ int batch_status(const char *out)
             free_folder_status(one);
             while (at < found && folders[at].shard == shard)
                 free_folder_status(&folders[at++]); /* a second folder of one shard: not counted */
+        } else if (json) {
+            folder_status none = {0};
+            one_json = status_json(&none, 0);
         } else {
             printf("not started (no %s/%d/" PLAN_NAME ")\n", shards, shard);
         }
+        if (one_json == NULL)
+            continue;
+        if (!cJSON_AddNumberToObject(one_json, "shard", shard) ||
+            !cJSON_AddItemToArray(shard_list, one_json))
+            out_of_memory();
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(one_json, "done")) &&
+            !cJSON_AddItemToArray(left, cJSON_CreateNumber(shard)))
+            out_of_memory();
     }
+    free(folders);
+    if (json)
+        return print_status_json(all.lab, shard_count, shard_list, left, &all);
+    cJSON_Delete(shard_list);
+    cJSON_Delete(left);
     printf("  all shards: ");
     print_counts(&all);
-    free(folders);
     return EXIT_PASSED;
 }

@@ -88,6 +88,10 @@ int batch_shard_of(const char *file_key, int shard_count);
  * submissions are graded, not graded, failed, and which are left, on stdout (out/shards/ with
  * no shard begun: a line that says so). Reads files only. Returns 0, or 2 (one line on stderr)
  * when out holds neither submissions.txt nor shards/. */
-int batch_status(const char *out);
+/* json: the same as one JSON document (--status OUT --format json): "shards_left" (the shard
+ * numbers not done: not started, a submission left or not graded), "lab", "shard_count" (0: not
+ * sharded), "shards" (each: started, done, the counts, not_graded_names, left_names, shard) and
+ * "all". */
+int batch_status(const char *out, int json);
 
 #endif

@@ -74,7 +74,7 @@ typedef struct {
     int merge_count, merge_given;
     const char *roster;         /* --roster FILE: a class's students by submission */
     const char *status_of;      /* --status OUT */
-    const char *status_format;  /* --format with --status: text or json */
+    int status_json;            /* --format json: --status as one JSON document */
     int isolate_cases;          /* --isolate-cases */
 } options;
 
@@ -315,7 +315,7 @@ static void print_help(void)
           "                      [--case NAME] [--gpus all|N,M,... [--mixed-gpus]] [--shard K/N]\n"
           "                      [--roster FILE]\n"
           "       ./memlab grade LAB SUBMISSIONS --merge FOLDER... [--out DIR] [--cases FILE]...\n"
-          "       ./memlab grade --status DIR\n"
+          "       ./memlab grade --status DIR [--format text|json]\n"
           "       ./memlab grade --check-rubric RUBRIC...\n"
           "       ./memlab grade --visible-cases RUBRIC\n"
           "\n"
@@ -355,7 +355,9 @@ static void print_help(void)
           "                     without a row, a missing column, a submission listed twice or\n"
           "                     a row of the wrong width is refused before anything is graded\n"
           "  --status DIR       what the grading in DIR (each DIR/shards/K) has graded, not\n"
-          "                     graded, failed, and has left, from its files (exit 0)\n"
+          "                     graded, failed, and has left, from its files (exit 0); with\n"
+          "                     --format json one JSON document: shards_left (the shards not\n"
+          "                     done), lab, shard_count, each shard's counts and names, all\n"
           "  --cases FILE       more cases, in the rubric's format (hidden cases kept elsewhere);\n"
           "                     up to 16 files\n"
           "  --case NAME        grade this case alone\n"
@@ -428,8 +430,11 @@ static int parse_options(int argc, char **argv, options *given)
                 given->format = FORMAT_GRADESCOPE;
             else if (strcmp(format, "prairielearn") == 0)
                 given->format = FORMAT_PRAIRIELEARN;
+            else if (strcmp(format, "json") == 0)
+                given->status_json = 1;
             else
-                return usage_error("--format is text, gradescope or prairielearn, got '%s'", format);
+                return usage_error("--format is text, gradescope or prairielearn (json with "
+                                   "--status), got '%s'", format);
         } else if (strcmp(flag, "--out") == 0) {
             given->out_path = argv[++i];
         } else if (strcmp(flag, "--cases") == 0) {
@@ -499,9 +504,14 @@ static int parse_options(int argc, char **argv, options *given)
         if (positional_count > 0 || given->program != NULL || given->out_path != NULL ||
             batch_option_given(given) != NULL)
             return usage_error("%s", "--status DIR takes no lab, submission or other option: "
-                                     "./memlab grade --status DIR");
+                                     "./memlab grade --status DIR [--format text|json]");
+        if (given->format_given && !given->status_json && given->format != FORMAT_TEXT)
+            return usage_error("%s", "--status DIR writes text or json: --format text|json");
         return EXIT_PASSED;
     }
+    if (given->status_json)
+        return usage_error("%s", "--format json is for --status DIR (a submission's results: "
+                                 "text, gradescope or prairielearn)");
     if (positional_count < 2)
         return usage_error("%s", usage_line);
     given->lab = positional[0];
@@ -593,7 +603,7 @@ int main(int argc, char **argv)
     if (status != EXIT_PASSED)
         return status;
     if (given.status_of != NULL)
-        return batch_status(given.status_of);
+        return batch_status(given.status_of, given.status_json);
 
     grading_setup setup = {0};
     setup.root = given.root;
