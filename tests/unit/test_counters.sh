@@ -139,6 +139,11 @@ echo '{"lab": "shared_tiling", "flops_ceiling_variant": "cublas", "records": [{"
   {"variant": "coarsened", "params": {}, "pct_of_flops_ceiling": 78.2}]}' >"$work/c.json"
 [[ $("$counters" best "$work/c.json") == "coarsened 78.2 cublas" ]] ||
   fail "best counted the FLOP/s ceiling as a contender"
+# best --peak: against each record's own peak (lab 09's host link), not the device copy.
+echo '{"lab": "unified_memory", "records": [{"variant": "pinned_copy", "params": {}, "pct_of_ceiling": 1.3, "pct_of_peak": 57.1},
+  {"variant": "zero_copy", "params": {}, "pct_of_ceiling": 1.7, "pct_of_peak": 77.6}]}' >"$work/e.json"
+[[ $("$counters" best --peak "$work/e.json") == "zero_copy 77.6 peak" ]] ||
+  fail "best --peak did not pick zero_copy at 77.6% of its peak"
 echo '{"lab": "bank_conflicts", "records": [{"variant": "x", "params": {}, "pct_of_ceiling": null}]}' >"$work/d.json"
 "$counters" best "$work/d.json" >/dev/null 2>&1
 [[ $? == 2 ]] || fail "best of a report without timings did not exit 2"

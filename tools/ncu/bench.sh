@@ -3,7 +3,8 @@
 #
 #   1. Each lab's runs in labs/NN_PROGRAM/bench.args (one per line; every variant at default
 #      sizes without the file): the variant closest to its ceiling (the device-to-device copy
-#      measured in the same run, or cuBLAS for the tiling lab). The file leaves out variants
+#      measured in the same run, or cuBLAS for the tiling lab; its own peak where the file has a
+#      line "# ceiling: peak", as lab 09's has for the host link). The file leaves out variants
 #      that move less memory than they count, such as a warp reading one address.
 #   2. What counters cost: memlab's wall time to collect every variant's default counters
 #      (the counter_seconds of its report: opening the profiler, every collection with its
@@ -56,7 +57,11 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
     "$lab" ${runs[$index]} --metrics none --format json --out "${timed[-1]}" >/dev/null 2>&1 ||
       echo "memlab bench: $program ${runs[$index]} exited non-zero" >&2
   done
-  read -r best percent ceiling < <("$counters" best "${timed[@]}")
+  # "# ceiling: peak" in bench.args: the lab's variants are measured against their own peak
+  # (lab 09: the host link), not the device-to-device copy.
+  by_peak=()
+  grep -q '^# ceiling: peak' "$directory/bench.args" 2>/dev/null && by_peak=(--peak)
+  read -r best percent ceiling < <("$counters" best "${by_peak[@]}" "${timed[@]}")
 
   "$lab" "${quick[@]}" --format json --out "$work/$program-counters.json" >/dev/null 2>&1 ||
     echo "memlab bench: $program with counters exited non-zero" >&2

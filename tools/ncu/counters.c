@@ -25,9 +25,10 @@
  *   memlab_counters ncu-value NCU.csv NAME
  *       one metric's value from Nsight Compute's CSV, the largest where it profiled several
  *       launches
- *   memlab_counters best REPORT.json...
+ *   memlab_counters best [--peak] REPORT.json...
  *       the record closest to its ceiling over the reports: VARIANT PERCENT CEILING (copy
- *       bandwidth, or the lab's FLOP/s ceiling variant)
+ *       bandwidth, or the lab's FLOP/s ceiling variant); with --peak, closest to its own peak
+ *       (pct_of_peak: lab 09's host link, where the device copy says nothing), CEILING "peak"
  *   memlab_counters bench-json ROWS.tsv
  *       ./memlab bench's rows (lab, best variant, % of ceiling, ceiling, memlab seconds, ncu
  *       seconds; tab-separated) as JSON on standard output
@@ -342,8 +343,9 @@ static int counter_seconds(const char *path)
     return status;
 }
 
-/* The record closest to its ceiling over several reports of one lab. */
-static int best(int count, char **paths)
+/* The record closest to its ceiling over several reports of one lab (by_peak: to its own
+ * peak). */
+static int best(int count, char **paths, int by_peak)
 {
     const char *best_variant = NULL, *ceiling = "copy";
     double best_percent = -1;
@@ -353,18 +355,20 @@ static int best(int count, char **paths)
     for (int i = 0; i < count; i++) {
         cJSON *report = reports[i] = read_report(paths[i]);
         const char *ceiling_variant = rd_report_text(report, "flops_ceiling_variant");
-        int by_flops = ceiling_variant != NULL;
+        int by_flops = !by_peak && ceiling_variant != NULL;
         const cJSON *record = NULL;
         cJSON_ArrayForEach(record, rd_records(report))
         {
             const char *variant = rd_variant(record);
             if (by_flops && strcmp(variant, ceiling_variant) == 0)
                 continue;       /* the ceiling is not a contender */
-            double percent = rd_value(record, by_flops ? "pct_of_flops_ceiling" : "pct_of_ceiling");
+            double percent = rd_value(record, by_peak    ? "pct_of_peak"
+                                              : by_flops ? "pct_of_flops_ceiling"
+                                                         : "pct_of_ceiling");
             if (!isnan(percent) && percent > best_percent) {
                 best_percent = percent;
                 best_variant = variant;
-                ceiling = by_flops ? ceiling_variant : "copy";
+                ceiling = by_peak ? "peak" : by_flops ? ceiling_variant : "copy";
             }
         }
     }
@@ -434,11 +438,13 @@ int main(int argc, char **argv)
         return counter_seconds(argv[2]);
     if (argc == 4 && strcmp(argv[1], "ncu-value") == 0)
         return ncu_value_of(argv[2], argv[3]);
+    if (argc >= 4 && strcmp(argv[1], "best") == 0 && strcmp(argv[2], "--peak") == 0)
+        return best(argc - 3, &argv[3], 1);
     if (argc >= 3 && strcmp(argv[1], "best") == 0)
-        return best(argc - 2, &argv[2]);
+        return best(argc - 2, &argv[2], 0);
     if (argc == 3 && strcmp(argv[1], "bench-json") == 0)
         return bench_json(argv[2]);
-    die("usage: memlab_counters variants REPORT.json | best REPORT.json... | "
+    die("usage: memlab_counters variants REPORT.json | best [--peak] REPORT.json... | "
         "compare REPORT.json VARIANT NCU.csv WRITE_FLOOR READ_FLOOR | counter-seconds REPORT.json | "
         "ncu-value NCU.csv NAME | "
         "bench-json ROWS.tsv", "");
