@@ -43,7 +43,8 @@
  * a duration) read 2,560 to 3,328 bytes in 1.6 us, up to 5,376 in 12 us, 8,192 in 0.1 ms and
  * 95,488 in 1 ms, and wrote 0 bytes in launches under 0.1 ms but 262,144 in most 10 ms ones.
  * A floor that held those bursts would make every launch of a few KB a range wider than 1.25:
- * the table keeps the usual floor, and a burst in a short launch is a measurement outside it.
+ * the table keeps the usual floor, and the harness keeps them out of the measurement instead
+ * (a launch under 1 ms: the least of three collections of its DRAM counters, harness.c).
  * The H100's floor and traffic shares are the H200's (the same GH100 chip and driver), its
  * floor not measured on it. A GPU measured for none of these gets a floor of 0 to 4 KiB (a
  * guess, stated as a range) and the wide statement of the dirty L2. */

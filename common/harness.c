@@ -416,6 +416,37 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
     return status;
 }
 
+/* The DRAM counters count every agent's traffic, not only the kernel's: a kernel that touches
+ * no memory at all read 2.5 to 8 KiB in 0.1 ms, and up to 93 KiB in 1 ms, as other agents'
+ * bursts landed in its window or not (tools/ncu/dram_background.sh; the runs are in
+ * common/gpu_facts.c). A launch shorter than DRAM_RECOLLECT_MS has its DRAM counters collected
+ * DRAM_COLLECTIONS times in all, each after the prelude's L2 flush, and keeps the least of
+ * each: a burst seldom lands in every window, so the least is the launch's own traffic. */
+#define DRAM_COLLECTIONS 3
+#define DRAM_RECOLLECT_MS 1.0
+
+static void recollect_dram(profiler_state *profiler, ml_problem *problem,
+                           const char *const *names, size_t count, double *values)
+{
+    const char *dram_names[2 * ML_MAX_METRICS];
+    size_t at[2 * ML_MAX_METRICS], dram_count = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (strncmp(names[i], "dram__", strlen("dram__")) == 0) {
+            dram_names[dram_count] = names[i];
+            at[dram_count++] = i;
+        }
+    }
+    for (int collection = 1; collection < DRAM_COLLECTIONS && dram_count > 0; collection++) {
+        double dram_values[2 * ML_MAX_METRICS];
+        refresh_inputs(problem);
+        poison_output(problem);
+        if (collect(profiler, problem, dram_names, dram_count, dram_values) != PROF_OK)
+            return; /* the first collection's values stand; the next collection will warn */
+        for (size_t i = 0; i < dram_count; i++)
+            values[at[i]] = fmin(values[at[i]], dram_values[i]);
+    }
+}
+
 /* 1 if the selection has a unified-memory counter (unified 1) or a Perfworks metric (0). */
 static int selects(const metric_selection *selection, int unified)
 {
@@ -497,6 +528,11 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
     }
     check_random_positions(problem, staging, "profiled", record);
     check_guards(problem, "profiled", record);
+    if (record->time_ms.median < DRAM_RECOLLECT_MS) {
+        start = monotonic_seconds();
+        recollect_dram(profiler, problem, names, name_count, values);
+        profiler->seconds += monotonic_seconds() - start;
+    }
     for (int i = 0; i < selection->count; i++) {
         if (input_count[i] == 1)
             measured[i] = values[first_input[i]];
