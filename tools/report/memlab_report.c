@@ -41,6 +41,10 @@
  *       describe); --quick: the runs were quick.args'; --predictions: every run was --model,
  *       asked for or for want of a GPU; --gnuplot: whether gnuplot is here to draw the plots.
  *       The census's line also goes to stderr
+ *   memlab_report html DIR [--root ROOT] [--out FILE]
+ *       DIR/report.html (or FILE): the page an instructor projects (report_html.h), from the
+ *       reports in DIR/data (or DIR itself where it has no data folder) and, where there is one,
+ *       its runs.tsv; the labs' titles, demo.md and plot files from ROOT/labs/ (ROOT: ".")
  *   SELECTION: --lab LAB (reports of other labs are ignored), --where PARAM=VALUE or
  *       --where PARAM=max (repeatable), --out FILE (write the columns there and print the
  *       names of the columns that got at least one value on stdout)
@@ -61,8 +65,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "census.h"
+#include "query.h"
 #include "render.h"
 #include "report_data.h"
+#include "report_html.h"
 
 #define EXIT_NO_DATA 1
 #define EXIT_USAGE 2
@@ -70,7 +77,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars|demo ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars|demo|html ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -126,50 +133,56 @@ typedef struct {
     int report_count;
 } report_request;
 
-/* Parses the options of device, series and bars and loads the reports. Returns 0 or an exit
- * status. */
-static int parse_request(int argc, char **argv, report_request *request, bool tolerate_bad_reports)
+int parse_query(int argc, char **argv, rd_query *query, const char **out_path)
 {
-    memset(request, 0, sizeof *request);
-    rd_query *query = &request->query;
-    int first_file = argc;
+    memset(query, 0, sizeof *query);
+    *out_path = NULL;
     for (int i = 0; i < argc; i++) {
         const char *option = argv[i];
-        if (option[0] != '-') {
-            first_file = i;
-            break;
-        }
+        if (option[0] != '-')
+            return i;
         if (i + 1 == argc)
-            return usage_error(option, " needs a value");
+            return usage_error(option, " needs a value"), -1;
         char *value = argv[++i];
         if (strcmp(option, "--lab") == 0) {
             query->lab = value;
         } else if (strcmp(option, "--x") == 0) {
             query->x = value;
         } else if (strcmp(option, "--out") == 0) {
-            request->out_path = value;
+            *out_path = value;
         } else if (strcmp(option, "--variant") == 0 || strcmp(option, "--variants") == 0) {
             query->variant_count = split_list(value, query->variant, RD_MAX_VARIANTS);
             if (query->variant_count <= 0)
-                return usage_error(option, ": a list of at most 16 variant names");
+                return usage_error(option, ": a list of at most 16 variant names"), -1;
         } else if (strcmp(option, "--columns") == 0) {
             query->column_count = split_list(value, query->column, RD_MAX_COLUMNS);
             if (query->column_count <= 0)
-                return usage_error("--columns: a list of at most 16 names", "");
+                return usage_error("--columns: a list of at most 16 names", ""), -1;
         } else if (strcmp(option, "--where") == 0) {
             char *equals = strchr(value, '=');
             if (equals == NULL || equals == value || equals[1] == '\0')
-                return usage_error("--where takes PARAM=VALUE or PARAM=max, not ", value);
+                return usage_error("--where takes PARAM=VALUE or PARAM=max, not ", value), -1;
             if (query->where_count == RD_MAX_WHERE)
-                return usage_error("too many --where", "");
+                return usage_error("too many --where", ""), -1;
             *equals = '\0';
             query->where_param[query->where_count] = value;
             query->where_value[query->where_count] = equals + 1;
             query->where_count++;
         } else {
-            return usage_error("unknown option ", option);
+            return usage_error("unknown option ", option), -1;
         }
     }
+    return argc;
+}
+
+/* Parses the options of device, series and bars and loads the reports. Returns 0 or an exit
+ * status. */
+static int parse_request(int argc, char **argv, report_request *request, bool tolerate_bad_reports)
+{
+    memset(request, 0, sizeof *request);
+    int first_file = parse_query(argc, argv, &request->query, &request->out_path);
+    if (first_file < 0)
+        return EXIT_USAGE;
     if (first_file == argc)
         return usage_error("no report given", "");
 
@@ -296,56 +309,13 @@ static int seconds_command(int argc, char **argv)
     return status;
 }
 
-/* The census's verdicts on one metric of a record. */
-typedef enum {
-    CENSUS_NO_PAIR = -1,    /* nothing predicted or nothing measured */
-    CENSUS_WITHIN,          /* within 5% of a point prediction (or both 0) */
-    CENSUS_NARROW,          /* inside a range at most 1.25x wide (or, from zero, small) */
-    CENSUS_WIDE,            /* inside a wider range: no prediction, a miss */
-    CENSUS_OUTSIDE,
-    CENSUS_VERDICTS
-} census_verdict_kind;
-
-/* Widest a range may be and still be a prediction: high / low, and for a range from zero,
- * high as a share of the count it is stated against. */
-#define NARROW_RANGE_RATIO 1.25
-#define NARROW_RESIDUE_SHARE 0.05
-
-static bool range_is_narrow(double low, double high, double against)
-{
-    if (low > 0)
-        return high <= NARROW_RANGE_RATIO * low;
-    return !isnan(against) && high <= NARROW_RESIDUE_SHARE * against;
-}
-
-static census_verdict_kind census_verdict(const cJSON *metric, double *predicted, double *measured)
-{
-    const cJSON *point = cJSON_GetObjectItemCaseSensitive(metric, "predicted");
-    const cJSON *low = cJSON_GetObjectItemCaseSensitive(metric, "predicted_low");
-    const cJSON *reason = cJSON_GetObjectItemCaseSensitive(metric, "range_reason");
-    const cJSON *against = cJSON_GetObjectItemCaseSensitive(metric, "range_against");
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(metric, "measured");
-    if (!cJSON_IsNumber(point) || !cJSON_IsNumber(value))
-        return CENSUS_NO_PAIR;
-    *predicted = point->valuedouble;
-    *measured = value->valuedouble;
-    if (cJSON_IsString(reason) && cJSON_IsNumber(low)) {
-        if (!rd_in_range(*measured, low->valuedouble, *predicted))
-            return CENSUS_OUTSIDE;
-        double share_of = cJSON_IsNumber(against) ? against->valuedouble : NAN;
-        return range_is_narrow(low->valuedouble, *predicted, share_of) ? CENSUS_NARROW
-                                                                        : CENSUS_WIDE;
-    }
-    return rd_agrees(*measured, *predicted) ? CENSUS_WITHIN : CENSUS_OUTSIDE;
-}
-
 /* How the access model did over the reports' pairs: the census's line ("census: N pairs: ...")
  * in line, and with list each pair outside or inside a wide range on stream. Returns the number
  * of pairs. */
 static long census_of(cJSON *const *reports, int report_count, FILE *list, char *line,
                       size_t size)
 {
-    long count[CENSUS_VERDICTS] = {0};
+    long count[RD_VERDICTS] = {0};
     for (int i = 0; i < report_count; i++) {
         const cJSON *report = reports[i];
         const cJSON *lab = cJSON_GetObjectItemCaseSensitive(report, "lab");
@@ -357,21 +327,21 @@ static long census_of(cJSON *const *reports, int report_count, FILE *list, char 
             cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
             {
                 double predicted, measured;
-                census_verdict_kind verdict = census_verdict(metric, &predicted, &measured);
-                if (verdict == CENSUS_NO_PAIR)
+                rd_verdict verdict = rd_census_verdict(metric, &predicted, &measured);
+                if (verdict == RD_NO_PAIR)
                     continue;
                 count[verdict]++;
-                if (list == NULL || verdict == CENSUS_WITHIN || verdict == CENSUS_NARROW)
+                if (list == NULL || verdict == RD_WITHIN || verdict == RD_NARROW)
                     continue;
                 char *params =
                     cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(record, "params"));
                 fprintf(list, "%s: %s %s %s %s: predicted ",
-                        verdict == CENSUS_OUTSIDE ? "outside" : "wide",
+                        verdict == RD_OUTSIDE ? "outside" : "wide",
                         cJSON_IsString(lab) ? lab->valuestring : "?",
                         cJSON_IsString(variant) ? variant->valuestring : "?",
                         params != NULL ? params : "",
                         cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring);
-                if (verdict == CENSUS_WIDE)
+                if (verdict == RD_WIDE)
                     fprintf(list, "%.6g..",
                             cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble);
                 fprintf(list, "%.6g, measured %.6g\n", predicted, measured);
@@ -379,16 +349,7 @@ static long census_of(cJSON *const *reports, int report_count, FILE *list, char 
             }
         }
     }
-    long pairs = 0;
-    for (int v = 0; v < CENSUS_VERDICTS; v++)
-        pairs += count[v];
-    long met = count[CENSUS_WITHIN] + count[CENSUS_NARROW];
-    snprintf(line, size,
-             "census: %ld pairs: %ld within 5%%, %ld inside a narrow range, %ld inside a wide "
-             "range (a miss), %ld outside: %.1f%% met",
-             pairs, count[CENSUS_WITHIN], count[CENSUS_NARROW], count[CENSUS_WIDE],
-             count[CENSUS_OUTSIDE], pairs > 0 ? 100.0 * (double)met / (double)pairs : 0.0);
-    return pairs;
+    return rd_census_line(count, line, size);
 }
 
 static int census_command(int argc, char **argv)
@@ -490,6 +451,7 @@ typedef struct {
     char programs[MAX_LABS][64], directories[MAX_LABS][128]; /* labs/NN_PROGRAM, in order */
     int lab_count;
     cJSON *reports[MAX_RUNS];   /* the reports of DIR/data that read, in name order */
+    char report_ids[MAX_RUNS][128]; /* their files' names without .json */
     int report_count;
 } demo_data;
 
@@ -572,26 +534,27 @@ static int read_runs(const char *out, demo_data *data)
     return EXIT_SUCCESS;
 }
 
-/* Every .json file of DIR/data that reads, in name order; the others are skipped (each run's log
- * says why its report does not read). */
-static void read_reports(const char *out, demo_data *data)
+/* Every .json file of the folder that reads, in name order; the others are skipped (each run's
+ * log says why its report does not read). */
+static void read_reports(const char *folder, demo_data *data)
 {
-    char path[PATH_SIZE];
-    snprintf(path, sizeof path, "%s/data", out);
     struct dirent **names;
-    int count = scandir(path, &names, NULL, by_entry_name);
+    int count = scandir(folder, &names, NULL, by_entry_name);
     if (count < 0)
         return;
     for (int i = 0; i < count; i++) {
         const char *name = names[i]->d_name;
         size_t length = strlen(name);
         if (length > 5 && strcmp(name + length - 5, ".json") == 0 &&
-            data->report_count < MAX_RUNS) {
+            length - 5 < sizeof data->report_ids[0] && data->report_count < MAX_RUNS) {
             char file[2 * PATH_SIZE], error[ERROR_SIZE];
-            snprintf(file, sizeof file, "%s/%s", path, name);
+            snprintf(file, sizeof file, "%s/%s", folder, name);
             cJSON *report = rd_load(file, error, sizeof error);
-            if (report != NULL)
+            if (report != NULL) {
+                snprintf(data->report_ids[data->report_count], sizeof data->report_ids[0],
+                         "%.*s", (int)(length - 5), name);
                 data->reports[data->report_count++] = report;
+            }
         }
         free(names[i]);
     }
@@ -866,7 +829,9 @@ static int demo_command(int argc, char **argv)
         status = read_runs(options.out, &data);
     if (status != EXIT_SUCCESS)
         return status;
-    read_reports(options.out, &data);
+    char folder[PATH_SIZE];
+    snprintf(folder, sizeof folder, "%s/data", options.out);
+    read_reports(folder, &data);
     char census[256] = "";
     if (census_of(data.reports, data.report_count, NULL, census, sizeof census) > 0)
         fprintf(stderr, "memlab: %s\n", census);
@@ -885,6 +850,76 @@ static int demo_command(int argc, char **argv)
         cJSON_Delete(data.reports[i]);
     if (fclose(stream) != 0)
         return usage_error("demo: writing failed: ", path);
+    return EXIT_SUCCESS;
+}
+
+/* ---- html: report.html ------------------------------------------------------------------------ */
+
+/* memlab_report html DIR [--root ROOT] [--out FILE]: the page of DIR/data's reports (or DIR's,
+ * where it has no data folder), with the runs' arguments from runs.tsv where there is one. */
+static int html_command(int argc, char **argv)
+{
+    if (argc < 1 || argv[0][0] == '-')
+        return usage_error("html needs a folder of reports", "");
+    const char *out = argv[0], *root = ".", *out_path = NULL;
+    for (int i = 1; i < argc; i += 2) {
+        if (i + 1 == argc)
+            return usage_error(argv[i], " needs a value (or is unknown)");
+        if (strcmp(argv[i], "--root") == 0)
+            root = argv[i + 1];
+        else if (strcmp(argv[i], "--out") == 0)
+            out_path = argv[i + 1];
+        else
+            return usage_error("html: unknown option ", argv[i]);
+    }
+    static demo_data data;
+    int status = read_labs(root, &data);
+    if (status != EXIT_SUCCESS)
+        return status;
+    char folder[PATH_SIZE], path[PATH_SIZE + 16];
+    snprintf(folder, sizeof folder, "%s/data", out);
+    DIR *data_folder = opendir(folder);
+    if (data_folder != NULL)
+        closedir(data_folder);
+    else
+        snprintf(folder, sizeof folder, "%s", out);
+    snprintf(path, sizeof path, "%s/runs.tsv", folder);
+    if (data_folder != NULL && access(path, F_OK) == 0 &&
+        (status = read_runs(out, &data)) != EXIT_SUCCESS)
+        return status;
+    read_reports(folder, &data);
+    if (data.report_count == 0)
+        return usage_error("html: no report in ", folder);
+
+    static html_lab labs[MAX_LABS];
+    static html_run runs[MAX_RUNS];
+    static char directories[MAX_LABS][PATH_SIZE];
+    for (int l = 0; l < data.lab_count; l++) {
+        snprintf(directories[l], PATH_SIZE, "%s/labs/%s", root, data.directories[l]);
+        labs[l] = (html_lab){.program = data.programs[l], .directory = directories[l]};
+    }
+    for (int r = 0; r < data.report_count; r++) {
+        runs[r] = (html_run){.report = data.reports[r], .id = data.report_ids[r]};
+        /* runs.tsv names a run PROGRAM and N; its report is PROGRAM-N.json. */
+        for (int k = 0; k < data.run_count; k++) {
+            char id[128];
+            snprintf(id, sizeof id, "%s-%d", data.runs[k].program, data.runs[k].run);
+            if (strcmp(id, data.report_ids[r]) == 0)
+                runs[r].arguments = data.runs[k].arguments;
+        }
+    }
+    if (out_path == NULL) {
+        snprintf(path, sizeof path, "%s/report.html", out);
+        out_path = path;
+    }
+    FILE *stream = fopen(out_path, "w");
+    if (stream == NULL)
+        return usage_error("html: cannot write ", out_path);
+    write_report_html(labs, data.lab_count, runs, data.report_count, stream);
+    for (int i = 0; i < data.report_count; i++)
+        cJSON_Delete(data.reports[i]);
+    if (fclose(stream) != 0)
+        return usage_error("html: writing failed: ", out_path);
     return EXIT_SUCCESS;
 }
 
@@ -914,5 +949,7 @@ int main(int argc, char **argv)
         return columns_command(argc - 2, argv + 2, false);
     if (strcmp(command, "demo") == 0)
         return demo_command(argc - 2, argv + 2);
+    if (strcmp(command, "html") == 0)
+        return html_command(argc - 2, argv + 2);
     return usage_error("unknown command ", command);
 }
