@@ -325,6 +325,27 @@ static void write_text(FILE *stream, double x, double y, const char *anchor, con
     fprintf(stream, "</text>\n");
 }
 
+/* A tick's label, short enough to sit under its tick: a power of two from 1024 up in binary
+ * units (4Ki, 64Mi), other numbers from 10000 up with k, M or G, the rest as %g. */
+static void tick_label(double value, char *label, size_t size)
+{
+    const char *binary[] = {"Ki", "Mi", "Gi", "Ti"}, *decimal[] = {"k", "M", "G", "T"};
+    double magnitude = fabs(value);
+    int exponent = magnitude >= 1024 ? (int)lround(log2(magnitude)) : 0;
+    if (exponent >= 10 && ldexp(1.0, exponent) == magnitude && exponent < 50) {
+        snprintf(label, size, "%s%g%s", value < 0 ? "-" : "", ldexp(1.0, exponent % 10),
+                 binary[exponent / 10 - 1]);
+        return;
+    }
+    int thousands = 0;
+    while (magnitude >= (thousands == 0 ? 10000 : 1000) && thousands < 4) {
+        magnitude /= 1000;
+        value /= 1000;
+        thousands++;
+    }
+    snprintf(label, size, "%g%s", value, thousands > 0 ? decimal[thousands - 1] : "");
+}
+
 static void write_axis_ticks(FILE *stream, const plot_axis *axis, bool vertical, double at,
                              bool grid, const char *anchor)
 {
@@ -333,7 +354,7 @@ static void write_axis_ticks(FILE *stream, const plot_axis *axis, bool vertical,
     for (int t = 0; t < count; t++) {
         double p = axis_position(axis, ticks[t]);
         char label[32];
-        snprintf(label, sizeof label, "%g", ticks[t]);
+        tick_label(ticks[t], label, sizeof label);
         if (vertical) {
             if (grid)
                 fprintf(stream, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e3e3e3\"/>\n",
