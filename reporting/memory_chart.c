@@ -226,7 +226,8 @@ static void write_metric(const cJSON *metric, int x, int y, FILE *stream)
             verdict_text);
     fprintf(stream, "<text x=\"%d\" y=\"%d\" class=\"value\">measured ", x + 10, y + 11 + LINE);
     write_number(metric, "measured", stream);
-    write_unit(unit, stream);
+    if (!isnan(rd_metric_number(metric, "measured")))
+        write_unit(unit, stream);
     fprintf(stream, "</text>\n<text x=\"%d\" y=\"%d\" class=\"value\">predicted ", x + 10,
             y + 11 + 2 * LINE);
     const char *reason = rd_metric_text(metric, "range_reason");
