@@ -296,8 +296,10 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                 options->format = ML_FORMAT_CSV;
             else if (strcmp(value, "json") == 0)
                 options->format = ML_FORMAT_JSON;
+            else if (strcmp(value, "html") == 0)
+                options->format = ML_FORMAT_HTML;
             else
-                return fail(error, error_size, "--format must be table, csv or json, got '%s'", value);
+                return fail(error, error_size, "--format must be table, csv or json, or html, got '%s'", value);
         } else if (strcmp(flag, "--out") == 0) {
             int status = check_writable(flag, value, error, error_size);
             if (status != ML_EXIT_OK)
@@ -500,7 +502,7 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "  --model                predictions of the access model only; needs no GPU\n"
           "  --gpu NAME             with --model: predict for this GPU (h100, the default, h200,\n"
           "                         a100, l4, t4, rtx4090)\n"
-          "  --format table|csv|json\n"
+          "  --format table|csv|json|html   (html: a page for a browser, a chart per kernel)\n"
           "  --out FILE             write the report, in the --format, to FILE; the table still\n"
           "                         goes to standard output, for people\n"
           "  --device N             CUDA device index (default 0)\n"

@@ -9,7 +9,7 @@
 #include "gpu_facts.h"
 #include "memlab.h"
 
-typedef enum { ML_FORMAT_TABLE, ML_FORMAT_CSV, ML_FORMAT_JSON } ml_format;
+typedef enum { ML_FORMAT_TABLE, ML_FORMAT_CSV, ML_FORMAT_JSON, ML_FORMAT_HTML } ml_format;
 
 typedef enum {
     ML_ACTION_RUN,      /* time, check, profile */

@@ -870,6 +870,8 @@ static int write_report(const ml_report *report, const ml_options *options)
             ml_report_csv(report, file);
         else if (options->format == ML_FORMAT_JSON)
             ml_report_json(report, file);
+        else if (options->format == ML_FORMAT_HTML)
+            ml_report_html(report, file);
         else
             ml_report_table(report, file);
         if (fclose(file) != 0) {
@@ -884,6 +886,8 @@ static int write_report(const ml_report *report, const ml_options *options)
         ml_report_csv(report, stdout);
     else if (options->format == ML_FORMAT_JSON)
         ml_report_json(report, stdout);
+    else if (options->format == ML_FORMAT_HTML)
+        ml_report_html(report, stdout);
     else
         ml_report_table(report, stdout);
     return ML_EXIT_OK;

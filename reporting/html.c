@@ -94,7 +94,7 @@ void rd_html_verdict_key(FILE *stream)
     for (int v = RD_WITHIN; v < RD_VERDICTS; v++)
         fprintf(stream, "<span style=\"background:%s\">%s</span>", rd_verdict_colour(v),
                 rd_verdict_name((rd_verdict)v));
-    fprintf(stream, "<span style=\"background:%s\">measured only</span></p>\n",
+    fprintf(stream, "<span style=\"background:%s\">measured or predicted only</span></p>\n",
             rd_verdict_colour(RD_NO_PAIR));
 }
 

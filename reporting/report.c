@@ -5,6 +5,7 @@
  * (render.c draws them from the JSON).
  */
 #include "report.h"
+#include "html.h"
 #include "render.h"
 #include "report_data.h"
 
@@ -468,5 +469,15 @@ int ml_report_json(const ml_report *report, FILE *stream)
     fputs(text, stream);
     fputc('\n', stream);
     cJSON_free(text);
+    return 0;
+}
+
+int ml_report_html(const ml_report *report, FILE *stream)
+{
+    cJSON *root = json_report(report);
+    if (root == NULL)
+        return -1;
+    rd_write_html(root, stream);
+    cJSON_Delete(root);
     return 0;
 }

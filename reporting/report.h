@@ -112,5 +112,8 @@ void ml_report_free(ml_report *report);
 int ml_report_table(const ml_report *report, FILE *stream);
 int ml_report_csv(const ml_report *report, FILE *stream);
 int ml_report_json(const ml_report *report, FILE *stream);
+/* One page for a browser (html.h's rd_write_html): a memory chart per kernel, measured beside
+ * predicted, and the tables. */
+int ml_report_html(const ml_report *report, FILE *stream);
 
 #endif
