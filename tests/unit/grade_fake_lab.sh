@@ -24,8 +24,13 @@
 #                                        "begin PID FILE DEVICES" (DEVICES: what
 #                                        CUDA_VISIBLE_DEVICES says, "unset" when it is) and
 #                                        "end PID" (--model runs nothing)
+#   FAKE_LAB_RUNS=FILE                   each run appends "n=N WHAT HOW": WHAT submission,
+#                                        reference or model; HOW alone, or cases (a line of
+#                                        PROGRAM --cases); each --cases process "cases LINES"
 set -u
 if [[ $# -eq 2 && $1 == --cases ]]; then
+  if [[ -n ${FAKE_LAB_RUNS:-} ]]; then echo "cases $(grep -c . "$2")" >>"$FAKE_LAB_RUNS"; fi
+  export FAKE_LAB_VIA=cases
   while read -r -a words; do
     ((${#words[@]} > 0)) || continue
     report="" limit=0
@@ -79,6 +84,12 @@ if [[ ${CUDA_VISIBLE_DEVICES+set} == set && -z $CUDA_VISIBLE_DEVICES && $model -
   exit 3
 fi
 on_gpu=$((model == 0))
+if [[ -n ${FAKE_LAB_RUNS:-} ]]; then
+  what=reference
+  [[ -z $kernels ]] || what=submission
+  ((model == 0)) || what=model
+  echo "n=$n $what ${FAKE_LAB_VIA:-alone}" >>"$FAKE_LAB_RUNS"
+fi
 if ((on_gpu)) && [[ -n ${FAKE_LAB_LOG:-} ]]; then
   echo "begin $$ ${kernels:-reference} ${CUDA_VISIBLE_DEVICES-unset}" >>"$FAKE_LAB_LOG"
 fi
