@@ -35,7 +35,7 @@ cat >"$cases/good" <<EOF
 --variant offset --n 99 --offset 5 --model --format json --out $cases/d.json --time-limit 0
 --variant broadcast --n 64 --model --format json --out $cases/e.json --time-limit 60
 EOF
-CUDA_VISIBLE_DEVICES= "$coalescing" --cases "$cases/good" >"$cases/good.out" 2>"$cases/good.err"
+CUDA_VISIBLE_DEVICES='' "$coalescing" --cases "$cases/good" >"$cases/good.out" 2>"$cases/good.err"
 status=$?
 [[ $status -eq 0 ]] || fail "--cases: exit $status: $(cat "$cases/good.err")"
 [[ ! -s $cases/good.out && ! -s $cases/good.err ]] ||
@@ -211,7 +211,7 @@ grep -q 'killed by signal 11' "$work/broken.together.txt" || fail "broken: the c
 grep -q 'ran past the case.s time limit (3 s)' "$work/broken.together.txt" || fail "broken: the hang is not said"
 
 # No device: every path stops at the first case, as before.
-CUDA_VISIBLE_DEVICES= grade_both nodevice "right everywhere"
+CUDA_VISIBLE_DEVICES='' grade_both nodevice "right everywhere"
 grep -q 'no usable CUDA device' "$work/nodevice.together.txt" || fail "nodevice: not said"
 
 if ((failures > 0)); then
