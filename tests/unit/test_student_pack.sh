@@ -54,6 +54,9 @@ grep -q 'Test *#[0-9]*: unit_grade_cli .* Passed' "$work/out" || fail "the pack'
 while read -r name; do
   case $name in
     gpu_* | unit_skeleton_pack | unit_student_pack | unit_quoted_tables) ;;
+    # They compare the instructor's solutions and notes with the handouts (issue 48): a pack
+    # holds neither, and says so with exit 77.
+    unit_pack_coarsened | unit_todo_hints | unit_written_rubric) ;;
     unit_demo_plot | unit_readme_commands) # they need gnuplot, which the pack's test installs as root
       ! command -v gnuplot >/dev/null 2>&1 || fail "the pack skipped $name" ;;
     *) fail "the pack skipped $name" ;;
