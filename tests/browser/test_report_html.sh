@@ -28,9 +28,11 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
-# Root needs --no-sandbox; a profile of the test's own keeps the user's untouched.
+# Root needs --no-sandbox, a container's small /dev/shm --disable-dev-shm-usage; a profile of the
+# test's own keeps the user's untouched.
 chromium() {
-  "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+  "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
+    --no-first-run \
     --user-data-dir="$out/profile" "$@"
 }
 

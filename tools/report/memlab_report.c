@@ -469,7 +469,7 @@ static int read_labs(const char *root, demo_data *data)
     struct dirent **names;
     int count = scandir(path, &names, NULL, by_entry_name);
     if (count < 0)
-        return usage_error("demo: cannot read ", path);
+        return usage_error("cannot read the labs' folder ", path);
     for (int i = 0; i < count; i++) {
         const char *name = names[i]->d_name;
         bool numbered = strlen(name) > 3 && name[0] >= '0' && name[0] <= '9' && name[1] >= '0' &&

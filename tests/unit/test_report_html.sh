@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# test_report_html: report.html without a browser (tests/browser/test_report_html.sh loads it in
+# one): memlab_report html's bad input, each refused with one line and exit status 2; the
+# demo's report.html beside its report.md, a chart for every --model record with a prediction;
+# a lab program's --format html, one page for one run.
+#   tests/unit/test_report_html.sh MEMLAB_REPORT LAB_PROGRAM DEMO_DIR
+# (LAB_PROGRAM: coalescing; DEMO_DIR: the folder the unit_demo test wrote.)
+set -uo pipefail
+tool=${1:?usage: test_report_html.sh MEMLAB_REPORT LAB_PROGRAM DEMO_DIR}
+program=${2:?usage: test_report_html.sh MEMLAB_REPORT LAB_PROGRAM DEMO_DIR}
+demo=${3:?usage: test_report_html.sh MEMLAB_REPORT LAB_PROGRAM DEMO_DIR}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# refused EXPECTED ARGS...: exit status 2 and one line on stderr that holds EXPECTED.
+refused() {
+  local expected=$1 status=0
+  shift
+  "$tool" html "$@" >"$work/out" 2>"$work/err" || status=$?
+  [[ $status -eq 2 ]] || fail "html $* exit status $status, not 2"
+  [[ $(wc -l <"$work/err") -eq 1 ]] || fail "html $*: not one line on stderr: $(cat "$work/err")"
+  grep -qF -- "$expected" "$work/err" || fail "html $*: '$expected' not in: $(cat "$work/err")"
+}
+mkdir -p "$work/empty"
+refused "html needs a folder of reports"
+refused "html needs a folder of reports" --root "$root"
+refused "no report in $work/empty" "$work/empty" --root "$root"
+refused "unknown option --bogus" "$root/handouts/figures/data" --bogus x --root "$root"
+refused "--out needs a value" "$root/handouts/figures/data" --out
+refused "cannot read the labs' folder $work/nowhere/labs" "$root/handouts/figures/data" --root "$work/nowhere"
+refused "cannot write $work/nowhere/page.html" "$root/handouts/figures/data" --root "$root" \
+  --out "$work/nowhere/page.html"
+
+# charts_of FILE: the charts on a page; records_with_metrics JSON...: the records that have one
+# (a metric predicted or measured: a value in one of the CSV's METRIC_predicted or _measured
+# columns).
+charts_of() { grep -c '^<figure class="chart" id="' "$1"; }
+records_with_metrics() {
+  local file count=0
+  for file in "$@"; do
+    count=$((count + $("$tool" csv "$file" | awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i ~ /_(predicted|measured)$/ && $i !~ /^flops_per_gld_byte/) p[i] = 1; next }
+      { for (i in p) if ($i != "") { n++; break } } END { print n + 0 }')))
+  done
+  echo "$count"
+}
+
+# The demo's page: beside report.md, a section per lab, a chart per record with a prediction.
+page=$demo/report.html
+if [[ ! -f $page ]]; then
+  fail "no $page (the unit_demo test writes it, with ./memlab demo --model)"
+else
+  for directory in "$root"/labs/[0-9][0-9]_*/; do
+    name=$(basename "$directory")
+    [[ -e $directory/${name#[0-9][0-9]_}.cu ]] || continue
+    grep -q "^<h2 id=\"${name#[0-9][0-9]_}\">" "$page" || fail "report.html has no section for ${name#[0-9][0-9]_}"
+  done
+  expected=$(records_with_metrics "$demo"/data/*.json)
+  [[ $(charts_of "$page") -eq $expected && $expected -gt 0 ]] ||
+    fail "report.html has $(charts_of "$page") charts, the demo's JSON $expected records with predictions"
+  grep -q '<b>Predictions only</b>' "$page" || fail "report.html does not say it holds predictions"
+  grep -q '<figure class="plot">' "$page" || fail "report.html has no plot"
+  ! grep -qi '<script\|https\?://[a-z]' "$page" ||
+    [[ $(grep -o 'https\?://[a-z][^"]*' "$page" | sort -u) == "http://www.w3.org/2000/svg" ]] ||
+    fail "report.html has a script or a link out: $(grep -o '<script\|https\?://[a-z][^"]*' "$page" | sort -u | head -3)"
+fi
+
+# A lab program's --format html: one run's page, a chart per record.
+if "$program" --model --variant strided --sweep stride=1,4 --n 1048576 --format html \
+  >"$work/one.html" 2>"$work/err"; then
+  head -n 1 "$work/one.html" | grep -qx '<!DOCTYPE html>' || fail "--format html does not write a page"
+  [[ $(charts_of "$work/one.html") -eq 2 ]] ||
+    fail "--format html of two records drew $(charts_of "$work/one.html") charts"
+  grep -q 'data-alias="gld_efficiency" data-kind="predicted">25<' "$work/one.html" ||
+    fail "--format html: stride 4's predicted load efficiency, 25, is not on its chart"
+else
+  fail "$program --model --format html failed: $(cat "$work/err")"
+fi
+
+if [[ $failures -gt 0 ]]; then
+  echo "$failures failures"
+  exit 1
+fi
+echo "PASS"
