@@ -29,10 +29,10 @@ mkdir -p "$work/empty"
 refused "html needs a folder of reports"
 refused "html needs a folder of reports" --root "$root"
 refused "no report in $work/empty" "$work/empty" --root "$root"
-refused "unknown option --bogus" "$root/handouts/figures/data" --bogus x --root "$root"
-refused "--out needs a value" "$root/handouts/figures/data" --out
-refused "cannot read the labs' folder $work/nowhere/labs" "$root/handouts/figures/data" --root "$work/nowhere"
-refused "cannot write $work/nowhere/page.html" "$root/handouts/figures/data" --root "$root" \
+refused "unknown option --bogus" "$demo" --bogus x --root "$root"
+refused "--out needs a value" "$demo" --out
+refused "cannot read the labs' folder $work/nowhere/labs" "$demo" --root "$work/nowhere"
+refused "cannot write $work/nowhere/page.html" "$demo" --root "$root" \
   --out "$work/nowhere/page.html"
 
 # charts_of FILE: the charts on a page; records_with_metrics JSON...: the records that have one
