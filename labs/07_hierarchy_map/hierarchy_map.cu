@@ -358,9 +358,10 @@ static const char *const level_names[] = {"L1", "L1 and L2", "L2", "L2 (far half
  * page-table walks of the floor. The DRAM counters count every agent's traffic, not only the
  * kernel's, and a one-thread chase runs long enough to see it: a kernel that touches no memory
  * at all reads tens of KiB in a millisecond (tools/ncu/dram_background.sh measures it; the
- * instructor notes give the runs). A chase the L1 serves reads little but its warm lap, so
- * that traffic can outgrow its own: up to 128 KiB more. Any other: up to 32 KiB more (its
- * fills' 15% covers the rest). And a chain of a few dozen links reads up to 1.5 KiB less. All
+ * instructor notes give the runs). The harness keeps the least of three collections of a
+ * launch under a millisecond, which leaves out most of it, but not a burst in every window.
+ * A chase the L1 serves reads little but its warm lap, so that traffic can outgrow its own: up
+ * to 128 KiB more. Any other: up to 32 KiB more (its fills' 15% covers the rest). And a chain of a few dozen links reads up to 1.5 KiB less. All
  * as the census runs read (tests/model_census.sh). The fills themselves: up to 15% more than
  * one a missed link (and once far more, on one run of a chase to DRAM, not on another of the
  * same sizes). */
