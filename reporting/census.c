@@ -55,6 +55,32 @@ const char *rd_verdict_name(rd_verdict verdict)
     }
 }
 
+long rd_census(const cJSON *const *reports, int report_count, long count[RD_VERDICTS],
+               void (*visit)(const rd_pair *pair, void *context), void *context)
+{
+    long pairs = 0;
+    for (int v = 0; v < RD_VERDICTS; v++)
+        count[v] = 0;
+    for (int i = 0; i < report_count; i++) {
+        rd_pair pair = {.report_index = i, .report = reports[i], .record_index = 0};
+        cJSON_ArrayForEach(pair.record, rd_records(reports[i]))
+        {
+            cJSON_ArrayForEach(pair.metric, rd_metrics(pair.record))
+            {
+                pair.verdict = rd_census_verdict(pair.metric, &pair.predicted, &pair.measured);
+                if (pair.verdict == RD_NO_PAIR)
+                    continue;
+                count[pair.verdict]++;
+                pairs++;
+                if (visit != NULL)
+                    visit(&pair, context);
+            }
+            pair.record_index++;
+        }
+    }
+    return pairs;
+}
+
 long rd_census_line(const long count[RD_VERDICTS], char *line, size_t size)
 {
     long pairs = 0;

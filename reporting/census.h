@@ -29,6 +29,20 @@ rd_verdict rd_census_verdict(const cJSON *metric, double *predicted, double *mea
  * RD_NO_PAIR "no pair". */
 const char *rd_verdict_name(rd_verdict verdict);
 
+/* One pair the census counted: which report (its index among the reports) and record (its index
+ * among the report's records), the metric, its verdict, prediction and measurement. */
+typedef struct {
+    int report_index, record_index;
+    const cJSON *report, *record, *metric;
+    rd_verdict verdict;
+    double predicted, measured;
+} rd_pair;
+
+/* Counts the verdicts of every pair of the reports into count (zeroed first), calling visit, when
+ * not NULL, on each pair in the reports' order. Returns the number of pairs. */
+long rd_census(const cJSON *const *reports, int report_count, long count[RD_VERDICTS],
+               void (*visit)(const rd_pair *pair, void *context), void *context);
+
 /* The census's line for these counts: "census: N pairs: ... % met". Returns the number of
  * pairs. */
 long rd_census_line(const long count[RD_VERDICTS], char *line, size_t size);

@@ -206,53 +206,49 @@ void rd_html_seconds(const cJSON *report, FILE *stream)
     fprintf(stream, "</details>\n");
 }
 
+/* Where the census's links go: the reports' ids, and the list being written. */
+typedef struct {
+    const char *const *ids;
+    FILE *stream;
+} link_list;
+
+/* A link to a pair's chart, for a pair outside or inside a wide range. */
+static void link_miss(const rd_pair *pair, void *context)
+{
+    if (pair->verdict != RD_WIDE && pair->verdict != RD_OUTSIDE)
+        return;
+    const link_list *links = context;
+    FILE *list = links->stream;
+    fprintf(list, "<li><a href=\"#");
+    rd_html_escape(links->ids[pair->report_index], list);
+    fprintf(list, "-%d\"><span style=\"color:%s\">%s</span>: ", pair->record_index,
+            rd_verdict_colour(pair->verdict), rd_verdict_name(pair->verdict));
+    rd_html_escape(cJSON_GetObjectItemCaseSensitive(pair->report, "lab")->valuestring, list);
+    fputc(' ', list);
+    rd_html_escape(rd_variant(pair->record), list);
+    const cJSON *param = NULL;
+    cJSON_ArrayForEach(param, rd_params(pair->record))
+    {
+        fputc(' ', list);
+        rd_html_escape(param->string, list);
+        fprintf(list, "=%.17g", param->valuedouble);
+    }
+    fprintf(list, " <code>");
+    rd_html_escape(rd_metric_text(pair->metric, "alias"), list);
+    fprintf(list, "</code></a></li>\n");
+}
+
 void rd_html_census(const cJSON *const *reports, const char *const *ids, int report_count,
                     FILE *stream)
 {
-    long count[RD_VERDICTS] = {0};
-    char *links = NULL;
+    char *text = NULL;
     size_t size = 0;
-    FILE *list = open_memstream(&links, &size);
-    if (list == NULL)
+    link_list links = {.ids = ids, .stream = open_memstream(&text, &size)};
+    if (links.stream == NULL)
         return;
-    for (int i = 0; i < report_count; i++) {
-        int index = 0;
-        const cJSON *record = NULL;
-        cJSON_ArrayForEach(record, rd_records(reports[i]))
-        {
-            const cJSON *metric = NULL;
-            cJSON_ArrayForEach(metric, rd_metrics(record))
-            {
-                double predicted, measured;
-                rd_verdict verdict = rd_census_verdict(metric, &predicted, &measured);
-                if (verdict == RD_NO_PAIR)
-                    continue;
-                count[verdict]++;
-                if (verdict != RD_WIDE && verdict != RD_OUTSIDE)
-                    continue;
-                fprintf(list, "<li><a href=\"#");
-                rd_html_escape(ids[i], list);
-                fprintf(list, "-%d\"><span style=\"color:%s\">%s</span>: ", index,
-                        rd_verdict_colour(verdict), rd_verdict_name(verdict));
-                rd_html_escape(cJSON_GetObjectItemCaseSensitive(reports[i], "lab")->valuestring,
-                               list);
-                fputc(' ', list);
-                rd_html_escape(rd_variant(record), list);
-                const cJSON *param = NULL;
-                cJSON_ArrayForEach(param, rd_params(record))
-                {
-                    fputc(' ', list);
-                    rd_html_escape(param->string, list);
-                    fprintf(list, "=%.17g", param->valuedouble);
-                }
-                fprintf(list, " <code>");
-                rd_html_escape(rd_metric_text(metric, "alias"), list);
-                fprintf(list, "</code></a></li>\n");
-            }
-            index++;
-        }
-    }
-    fclose(list);
+    long count[RD_VERDICTS];
+    rd_census(reports, report_count, count, link_miss, &links);
+    fclose(links.stream);
     char line[256];
     if (rd_census_line(count, line, sizeof line) > 0) {
         fprintf(stream, "<p class=\"census\">The access model, over every measured counter: ");
@@ -260,9 +256,9 @@ void rd_html_census(const cJSON *const *reports, const char *const *ids, int rep
         fprintf(stream, ".</p>\n");
         if (size > 0)
             fprintf(stream, "<details><summary>The pairs outside and in wide ranges, each linked "
-                            "to its chart</summary>\n<ul>\n%s</ul>\n</details>\n", links);
+                            "to its chart</summary>\n<ul>\n%s</ul>\n</details>\n", text);
     }
-    free(links);
+    free(text);
 }
 
 void rd_write_html(const cJSON *report, FILE *stream)

@@ -309,46 +309,33 @@ static int seconds_command(int argc, char **argv)
     return status;
 }
 
+/* census --list's line for a pair outside or inside a wide range. */
+static void list_miss(const rd_pair *pair, void *stream)
+{
+    if (pair->verdict == RD_WITHIN || pair->verdict == RD_NARROW)
+        return;
+    const cJSON *lab = cJSON_GetObjectItemCaseSensitive(pair->report, "lab");
+    const cJSON *variant = cJSON_GetObjectItemCaseSensitive(pair->record, "variant");
+    char *params = cJSON_PrintUnformatted(rd_params(pair->record));
+    fprintf(stream, "%s: %s %s %s %s: predicted ", pair->verdict == RD_OUTSIDE ? "outside" : "wide",
+            cJSON_IsString(lab) ? lab->valuestring : "?",
+            cJSON_IsString(variant) ? variant->valuestring : "?", params != NULL ? params : "",
+            rd_metric_text(pair->metric, "alias"));
+    if (pair->verdict == RD_WIDE)
+        fprintf(stream, "%.6g..", rd_metric_number(pair->metric, "predicted_low"));
+    fprintf(stream, "%.6g, measured %.6g\n", pair->predicted, pair->measured);
+    free(params);
+}
+
 /* How the access model did over the reports' pairs: the census's line ("census: N pairs: ...")
  * in line, and with list each pair outside or inside a wide range on stream. Returns the number
  * of pairs. */
 static long census_of(cJSON *const *reports, int report_count, FILE *list, char *line,
                       size_t size)
 {
-    long count[RD_VERDICTS] = {0};
-    for (int i = 0; i < report_count; i++) {
-        const cJSON *report = reports[i];
-        const cJSON *lab = cJSON_GetObjectItemCaseSensitive(report, "lab");
-        const cJSON *record = NULL;
-        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-        {
-            const cJSON *variant = cJSON_GetObjectItemCaseSensitive(record, "variant");
-            const cJSON *metric = NULL;
-            cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics"))
-            {
-                double predicted, measured;
-                rd_verdict verdict = rd_census_verdict(metric, &predicted, &measured);
-                if (verdict == RD_NO_PAIR)
-                    continue;
-                count[verdict]++;
-                if (list == NULL || verdict == RD_WITHIN || verdict == RD_NARROW)
-                    continue;
-                char *params =
-                    cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(record, "params"));
-                fprintf(list, "%s: %s %s %s %s: predicted ",
-                        verdict == RD_OUTSIDE ? "outside" : "wide",
-                        cJSON_IsString(lab) ? lab->valuestring : "?",
-                        cJSON_IsString(variant) ? variant->valuestring : "?",
-                        params != NULL ? params : "",
-                        cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring);
-                if (verdict == RD_WIDE)
-                    fprintf(list, "%.6g..",
-                            cJSON_GetObjectItemCaseSensitive(metric, "predicted_low")->valuedouble);
-                fprintf(list, "%.6g, measured %.6g\n", predicted, measured);
-                free(params);
-            }
-        }
-    }
+    long count[RD_VERDICTS];
+    rd_census((const cJSON *const *)reports, report_count, count, list != NULL ? list_miss : NULL,
+              list);
     return rd_census_line(count, line, size);
 }
 
