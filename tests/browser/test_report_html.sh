@@ -28,12 +28,12 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
-# Root needs --no-sandbox, a container's small /dev/shm --disable-dev-shm-usage; a profile of the
+# At most 2 minutes a load (a browser that hangs fails the test, not CTest's timeout). Root
+# needs --no-sandbox, a container's small /dev/shm --disable-dev-shm-usage; a profile of the
 # test's own keeps the user's untouched.
 chromium() {
-  "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --hide-scrollbars \
-    --no-first-run \
-    --user-data-dir="$out/profile" "$@"
+  timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-dev-shm-usage \
+    --hide-scrollbars --no-first-run --user-data-dir="$out/profile" "$@"
 }
 
 "$report_tool" html "$data" --root "$root" --out "$out/report.html" ||
