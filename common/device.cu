@@ -97,6 +97,9 @@ void *ml_device_buffer(ml_problem *problem, size_t bytes)
     ML_CUDA_CHECK(cudaMemcpy(base, expected, ML_GUARD_BYTES, cudaMemcpyHostToDevice));
     ML_CUDA_CHECK(cudaMemcpy(base + ML_GUARD_BYTES + bytes, expected + ML_GUARD_BYTES,
                              ML_GUARD_BYTES, cudaMemcpyHostToDevice));
+    /* Zeroed, as a new process's memory is: nothing an earlier run (under --cases, an earlier
+     * case) left in memory the allocator hands out again reaches this one. */
+    ML_CUDA_CHECK(cudaMemset(base + ML_GUARD_BYTES, 0, bytes));
     int index = problem->buffer_count;
     keep_buffer(problem, base + ML_GUARD_BYTES, DEVICE_BUFFER);
     problem->buffer_bytes[index] = bytes;

@@ -10,7 +10,8 @@
 # 2. The grader's bookkeeping, with the stand-in lab (grade_fake_lab.sh) and a stand-in
 #    compute-sanitizer: which runs go through one --cases process and which run alone (a crash
 #    and a hang in the batch: that case and every one after it alone; memory errors under the
-#    tool: each of its cases alone), and that both paths give the same results, case by case.
+#    tool: each of its cases alone; kernels that may use the device heap: every run alone), and
+#    that both paths give the same results, case by case.
 set -uo pipefail
 grade=${1:?usage: test_grade_paths.sh MEMLAB_GRADE COALESCING_PROGRAM}
 coalescing=${2:?usage: test_grade_paths.sh MEMLAB_GRADE COALESCING_PROGRAM}
@@ -209,6 +210,14 @@ for case in first predicted speed; do
 done
 grep -q 'killed by signal 11' "$work/broken.together.txt" || fail "broken: the crash is not said"
 grep -q 'ran past the case.s time limit (3 s)' "$work/broken.together.txt" || fail "broken: the hang is not said"
+
+# Kernels that may call malloc on the device (the word in the fatbin): the device heap lives as
+# long as the CUDA context, through the unloading of the kernels, so every run is alone.
+grade_both heap "right everywhere, with a buffer from malloc"
+expect_runs heap together "n=1 submission alone" "n=2 submission alone" "n=3 submission alone" \
+  "n=4 submission alone" "n=4 model alone" "n=5 submission alone" "n=5 reference alone" \
+  "sanitizer memcheck alone" "n=6 submission alone" "sanitizer memcheck alone" "n=6 reference alone" \
+  "sanitizer memcheck alone" "n=7 submission alone"
 
 # No device: every path stops at the first case, as before.
 CUDA_VISIBLE_DEVICES='' grade_both nodevice "right everywhere"

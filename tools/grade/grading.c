@@ -940,9 +940,35 @@ static void grade_cases_together(session *grading, grade_result *result)
     gpu_lock_close(&lock);
 }
 
+/* 1 if the compiled kernels may call malloc or new on the device (the word is in the fatbin,
+ * whose cubins nvcc leaves uncompressed: common/kernels.c): the device heap lives as long as the
+ * CUDA context, through the unloading of the kernels, so such a submission's cases each get a
+ * process of their own. A false alarm costs only time. */
+static int uses_device_heap(const char *fatbin)
+{
+    static const char word[] = "malloc";
+    const size_t length = sizeof word - 1;
+    FILE *file = fopen(fatbin, "rb");
+    if (file == NULL)
+        return 1;
+    /* Read in blocks that overlap by the word's length, so no match falls between two. */
+    char block[65536];
+    size_t kept = 0, got;
+    int found = 0;
+    while (!found && (got = fread(block + kept, 1, sizeof block - kept, file)) > 0) {
+        size_t filled = kept + got;
+        for (size_t i = 0; i + length <= filled && !found; i++)
+            found = memcmp(block + i, word, length) == 0;
+        kept = filled < length ? filled : length - 1;
+        memmove(block, block + filled - kept, kept);
+    }
+    fclose(file);
+    return found;
+}
+
 static void grade_cases(session *grading, grade_result *result)
 {
-    if (grading->setup->isolate_cases)
+    if (grading->setup->isolate_cases || uses_device_heap(grading->fatbin))
         grade_cases_alone(grading, result);
     else
         grade_cases_together(grading, result);
