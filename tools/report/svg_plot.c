@@ -119,8 +119,10 @@ static bool read_data_line(char *line, const char *program, const cJSON *const *
     if (memory == NULL)
         return false;
     bool has_data[RD_MAX_COLUMNS];
-    int rows = bars ? rd_write_bars(reports, report_count, &query, memory, has_data)
-                    : rd_write_series(reports, report_count, &query, memory, has_data);
+    if (bars)
+        rd_write_bars(reports, report_count, &query, memory, has_data);
+    else
+        rd_write_series(reports, report_count, &query, memory, has_data);
     fclose(memory);
 
     /* A header of names, then rows: numbers (NaN for none), a bar's row led by its label. */
@@ -150,7 +152,6 @@ static bool read_data_line(char *line, const char *program, const cJSON *const *
         }
     }
     free(text);
-    (void)rows;
     return true;
 }
 
