@@ -1,6 +1,7 @@
 /* cli.c: the command line every lab shares. */
 #define _POSIX_C_SOURCE 200809L /* access */
 #include "cli.h"
+#include "gpu_profile.h"
 #include "profiler.h"
 
 #include <errno.h>
@@ -66,6 +67,7 @@ static int takes_value(const ml_lab *lab, const char *flag)
     static const char *const option_flags[] = {"--variant", "--sweep",   "--reps", "--warmup",
                                                "--seed",    "--metrics", "--format", "--out",
                                                "--device", "--kernels", "--save-kernels", "--gpu",
+                                               "--gpu-profile",
                                                "--time-limit", "--cases"};
     for (size_t i = 0; i < sizeof option_flags / sizeof option_flags[0]; i++)
         if (strcmp(flag, option_flags[i]) == 0)
@@ -320,6 +322,9 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                 return status;
             options->save_kernels_path = value;
         } else if (strcmp(flag, "--gpu") == 0) {
+            if (options->gpu_profile_path != NULL)
+                return fail(error, error_size, "--gpu and --gpu-profile both name the GPU to "
+                                               "predict for: give one");
             options->model_gpu = ml_gpu_facts_named(value);
             if (options->model_gpu == NULL) {
                 char names[128] = "";
@@ -329,6 +334,14 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
                 return fail(error, error_size, "--gpu: no GPU '%s' in memlab's table (%s)", value,
                             names);
             }
+        } else if (strcmp(flag, "--gpu-profile") == 0) {
+            if (options->model_gpu != NULL)
+                return fail(error, error_size, "--gpu and --gpu-profile both name the GPU to "
+                                               "predict for: give one");
+            options->model_gpu = ml_gpu_profile_load(value, error, error_size);
+            if (options->model_gpu == NULL)
+                return ML_EXIT_USAGE;   /* the profile's one line is in error */
+            options->gpu_profile_path = value;
         } else if (strcmp(flag, "--time-limit") == 0) {
             if (ml_parse_integer(value, 1, MAX_TIME_LIMIT_S, &number) != 0)
                 return fail(error, error_size, "--time-limit must be a whole number of seconds in "
@@ -354,6 +367,10 @@ int ml_parse_args(const ml_lab *lab, int argc, char **argv, ml_options *options,
             options->param[param_index] = number;
         }
     }
+    if (options->gpu_profile_path != NULL && options->action != ML_ACTION_MODEL)
+        return fail(error, error_size, "--gpu-profile FILE predicts for the GPU it describes: "
+                                       "use it with --model (a run on a GPU finds its own "
+                                       "profile)");
     if (options->model_gpu != NULL && options->action != ML_ACTION_MODEL)
         return fail(error, error_size, "--gpu NAME predicts for a GPU that is not here: use it "
                                        "with --model");
@@ -502,6 +519,8 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "  --model                predictions of the access model only; needs no GPU\n"
           "  --gpu NAME             with --model: predict for this GPU (h100, the default, h200,\n"
           "                         a100, l4, t4, rtx4090)\n"
+          "  --gpu-profile FILE     with --model: predict for the GPU a profile describes (one\n"
+          "                         that ./memlab calibrate wrote)\n"
           "  --format table|csv|json|html   (html: a page for a browser, a chart per kernel)\n"
           "  --out FILE             write the report, in the --format, to FILE; the table still\n"
           "                         goes to standard output, for people\n"

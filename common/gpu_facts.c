@@ -1,9 +1,14 @@
-/* gpu_facts.c: the table of known GPUs (see gpu_facts.h). */
+/* gpu_facts.c: the table of known GPUs, and the facts of the device a run finds: its profile,
+ * the table, the defaults (see gpu_facts.h and gpu_profile.h). */
 #include "gpu_facts.h"
 
 #include <ctype.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "gpu_profile.h"
 
 #define KIB 1024.0
 #define MIB (1024.0 * 1024.0)
@@ -128,9 +133,41 @@ const ml_gpu_facts *ml_gpu_facts_at(int i)
     return i >= 0 && i < KNOWN_GPU_COUNT ? &known_gpus[i] : NULL;
 }
 
+/* 1 unless MEMLAB_GPU_TABLE=off, which leaves a device the profile's facts or the defaults, as on
+ * a GPU the table does not know (the test of ./memlab calibrate). */
+static int table_in_use(void)
+{
+    const char *setting = getenv("MEMLAB_GPU_TABLE");
+    return setting == NULL || strcmp(setting, "off") != 0;
+}
+
+/* The figures ./memlab calibrate measures, from a profile of this device, over the others. */
+static void take_profile_figures(ml_gpu_facts *facts, const ml_gpu_facts *profile)
+{
+    facts->threads_per_sm = profile->threads_per_sm;
+    facts->l1_bytes = profile->l1_bytes;
+    facts->l2_bytes = profile->l2_bytes;
+    facts->dram_fill_bytes = profile->dram_fill_bytes;
+    facts->dram_fill_high_bytes = profile->dram_fill_high_bytes;
+}
+
+static void take_launch_figures(ml_gpu_facts *facts, const ml_gpu_facts *from)
+{
+    facts->dram_floor_low_bytes = from->dram_floor_low_bytes;
+    facts->dram_floor_high_bytes = from->dram_floor_high_bytes;
+    facts->dram_floor_page_bytes = from->dram_floor_page_bytes;
+    facts->l2_dirty_low_bytes = from->l2_dirty_low_bytes;
+    facts->l2_dirty_high_bytes = from->l2_dirty_high_bytes;
+    facts->l2_traffic_low_share = from->l2_traffic_low_share;
+    facts->l2_traffic_high_share = from->l2_traffic_high_share;
+}
+
 ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
                                     int compute_minor, int sm_count, double l2_bytes)
 {
+    /* One device a process: its profile and the source line live here. */
+    static ml_gpu_profile profile;
+    static char source[2048];
     ml_gpu_facts facts = {.name = "device", .device_name = device_name,
                           .compute_major = compute_major, .compute_minor = compute_minor,
                           .sm_count = sm_count, .threads_per_sm = 2048, .l2_bytes = l2_bytes,
@@ -140,23 +177,46 @@ ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
                                     "table: 2048 threads per SM, 128 KiB of L1 and the 32-byte "
                                     "sector as DRAM fill assumed, the DRAM floor and the L2's "
                                     "dirty lines not measured"};
-    for (int i = 0; i < KNOWN_GPU_COUNT; i++) {
-        const ml_gpu_facts *known = &known_gpus[i];
-        if (contains_word(device_name, known->device_name)) {
-            facts.threads_per_sm = known->threads_per_sm;
-            facts.l1_bytes = known->l1_bytes;
-            facts.dram_fill_bytes = known->dram_fill_bytes;
-            facts.dram_fill_high_bytes = known->dram_fill_high_bytes;
-            facts.dram_floor_low_bytes = known->dram_floor_low_bytes;
-            facts.dram_floor_high_bytes = known->dram_floor_high_bytes;
-            facts.dram_floor_page_bytes = known->dram_floor_page_bytes;
-            facts.l2_dirty_low_bytes = known->l2_dirty_low_bytes;
-            facts.l2_dirty_high_bytes = known->l2_dirty_high_bytes;
-            facts.l2_traffic_low_share = known->l2_traffic_low_share;
-            facts.l2_traffic_high_share = known->l2_traffic_high_share;
-            facts.source = known->source;
-            break;
+    const ml_gpu_facts *known = NULL;
+    if (table_in_use())
+        for (int i = 0; i < KNOWN_GPU_COUNT && known == NULL; i++)
+            if (contains_word(device_name, known_gpus[i].device_name))
+                known = &known_gpus[i];
+    if (known != NULL) {
+        facts.threads_per_sm = known->threads_per_sm;
+        facts.l1_bytes = known->l1_bytes;
+        facts.dram_fill_bytes = known->dram_fill_bytes;
+        facts.dram_fill_high_bytes = known->dram_fill_high_bytes;
+        take_launch_figures(&facts, known);
+        snprintf(source, sizeof source, "memlab's table (%s): %s", known->name, known->source);
+        facts.source = source;
+    } else if (!table_in_use()) {
+        facts.source = "this device: SMs and L2 from the runtime; memlab's table off "
+                       "(MEMLAB_GPU_TABLE=off): 2048 threads per SM, 128 KiB of L1 and the "
+                       "32-byte sector as DRAM fill assumed, the DRAM floor and the L2's dirty "
+                       "lines not measured";
+    }
+
+    /* A profile of this device (./memlab calibrate) comes first: its figures over the table's
+     * or the defaults, and the launch's DRAM floor and dirty L2 too where it holds them. A
+     * profile that cannot be used is said, on one line, and left out. */
+    char error[1024];
+    int found = ml_gpu_profile_find(device_name, &profile, error, sizeof error);
+    if (found < 0)
+        fprintf(stderr, "memlab: warning: %s; the profile is not used\n", error);
+    if (found > 0) {
+        const ml_gpu_facts *measured = &profile.facts;
+        take_profile_figures(&facts, measured);
+        if (profile.launch_figures_measured) {
+            take_launch_figures(&facts, measured);
+            snprintf(source, sizeof source, "%s", measured->source);
+        } else {
+            snprintf(source, sizeof source, "%s; the DRAM floor and the dirty L2 from %s",
+                     measured->source,
+                     known != NULL ? "memlab's table" : "the defaults (not measured)");
         }
+        facts.name = measured->name;
+        facts.source = source;
     }
     return facts;
 }

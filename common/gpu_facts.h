@@ -4,10 +4,12 @@
  *
  * A run on a GPU takes the SM count and L2 size from the runtime (cudaDeviceProp), the DRAM fill
  * from the driver's L2 fetch granularity (cudaLimitMaxL2FetchGranularity, read at run time:
- * ml_gpu_facts_set_fetch_granularity), and the rest from the table of known GPUs (matched by
- * name). `--model` predicts for the H100, or for `--gpu NAME`, with the table's fill (the
- * driver's default where measured); each entry says where its figures come from, and every
- * report names the GPU its predictions are for.
+ * ml_gpu_facts_set_fetch_granularity), and the rest from, first found first: a profile of the
+ * device that ./memlab calibrate wrote (gpu_profile.h; its L1, L2, threads per SM and fill), the
+ * table of known GPUs (matched by name; MEMLAB_GPU_TABLE=off leaves it out), the defaults.
+ * `--model` predicts for the H100, for `--gpu NAME`, or for `--gpu-profile FILE`, with the
+ * table's (or the profile's) fill; each entry says where its figures come from, and every
+ * report names the GPU its predictions are for and the source of its facts (model_gpu.source).
  */
 #ifndef MEMLAB_GPU_FACTS_H
 #define MEMLAB_GPU_FACTS_H
@@ -61,7 +63,10 @@ const ml_gpu_facts *ml_gpu_facts_named(const char *name);
 const ml_gpu_facts *ml_gpu_facts_at(int i);
 /* The facts of the device the run found: the runtime's SM count and L2 size, the rest (threads
  * per SM, L1, DRAM fill, the DRAM floor and the dirty L2) from the table entry whose device_name
- * is a word of device_name (32-byte fills, and none of the measured figures, if none is). */
+ * is a word of device_name (32-byte fills, and none of the measured figures, if none is, or if
+ * MEMLAB_GPU_TABLE=off); then a profile of the device, where one is found (gpu_profile.h), puts
+ * its figures over them (the L2 too: the size that hits, as measured). A profile that cannot be
+ * used is said on stderr, one line, and left out. The source names where each came from. */
 ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
                                     int compute_minor, int sm_count, double l2_bytes);
 /* The DRAM fills of an L2 fetch granularity of `limit` bytes (cudaLimitMaxL2FetchGranularity, a
