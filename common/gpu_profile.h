@@ -65,7 +65,8 @@ void ml_gpu_profile_file_name(const char *device_name, char *name, size_t size);
 int ml_gpu_profile_folders(char folders[][1024], int capacity);
 
 /* Finds and reads the profile of device_name in the folders above. Returns 1 with the profile
- * read, 0 when none is there, -1 when one is there but cannot be used (one line in error). */
+ * read, 0 when none is there (or MEMLAB_GPU_PROFILES=off: calibrate's own runs, which must not
+ * lean on an earlier profile), -1 when one is there but cannot be used (one line in error). */
 int ml_gpu_profile_find(const char *device_name, ml_gpu_profile *profile, char *error,
                         size_t error_size);
 
