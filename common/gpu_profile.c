@@ -78,8 +78,8 @@ static int figure(const cJSON *root, const char *key, int optional, double low, 
                                        "was measured\"}", path, key);
     double v = number->valuedouble;
     if (!isfinite(v) || v < low || v > high || (whole && v != floor(v)))
-        return fail(error, error_size, "%s: \"%s\" is %g: it must be a %s in [%g, %g]", path, key,
-                    v, whole ? "whole number" : "number", low, high);
+        return fail(error, error_size, "%s: \"%s\" is %.10g: it must be a %s in [%.10g, %.10g]",
+                    path, key, v, whole ? "whole number" : "number", low, high);
     *value = v;
     return 0;
 }
@@ -155,8 +155,9 @@ static int read_figures(const cJSON *root, const char *path, ml_gpu_profile *pro
                                        "128 bytes), got %g", path,
                     (int)fill % 32 != 0 ? fill : fill_high);
     if (facts->l1_bytes >= facts->l2_bytes)
-        return fail(error, error_size, "%s: \"l1_bytes\" (%g) must be less than \"l2_bytes\" (%g)",
-                    path, facts->l1_bytes, facts->l2_bytes);
+        return fail(error, error_size, "%s: \"l1_bytes\" (%.10g) must be less than "
+                                       "\"l2_bytes\" (%.10g)", path, facts->l1_bytes,
+                    facts->l2_bytes);
     /* Read by people (and checked here, so that a broken one is said): not used by the model. */
     if (figure(root, "l2_near_bytes", 1, 0, facts->l2_bytes, 1, &unused, path, error,
                error_size) < 0 ||
