@@ -61,9 +61,11 @@ void ml_sweep_point(const ml_options *options, long long index, long long *param
 
 /* --cases FILE: one case a line, its arguments as on the command line (words separated by spaces
  * or tabs, no quoting; blank lines skipped). Every line names its report with --out REPORT; the
- * case's stdout and stderr go to REPORT.stdout and REPORT.stderr, and REPORT.exit gets its exit
- * status once it has ended (a case without it did not end: the process died in it). A line may
- * not hold --cases or --device (the cases share one process and one device). */
+ * case's stdout and stderr go to REPORT.stdout and REPORT.stderr, capped as the grader caps a
+ * run's (common/process.h), and REPORT.exit gets "STATUS CUT" once it has ended: its exit
+ * status and the bytes of its output the cap dropped (a case without it did not end: the process
+ * died in it). A line may not hold --cases or --device (the cases share one process and one
+ * device). */
 #define ML_CASES_MAX_BYTES (1024 * 1024)
 #define ML_CASE_MAX_WORDS 96
 #define ML_CASE_EXIT_SUFFIX ".exit"

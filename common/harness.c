@@ -25,6 +25,7 @@
 #include "cli.h"
 #include "lab_table.h"
 #include "memlab.h"
+#include "process.h"
 #include "profiler.h"
 #include "report.h"
 #include "report_data.h"
@@ -1625,36 +1626,52 @@ static int case_file(char *buffer, size_t size, const char *path, const char *su
     return length >= 0 && (size_t)length < size ? 0 : -1;
 }
 
-/* stdout and stderr to the case's own files (fd 1 and 2, so a kernel's printf goes there too). */
-static int redirect_output(const lab_run *run, const char *out_path)
+/* stdout and stderr (fd 1 and 2, so a kernel's printf too) into the case's own files, kept as
+ * the grader keeps a run's: the first PROCESS_OUTPUT_CAP_BYTES of each, then the last
+ * PROCESS_TAIL_BYTES (process_capture). NULL when they cannot be made. */
+static process_capture *capture_output(const lab_run *run, const char *out_path)
 {
-    const char *suffix[2] = {ML_CASE_STDOUT_SUFFIX, ML_CASE_STDERR_SUFFIX};
+    char stdout_path[4200], stderr_path[4200];
+    int stdout_fd = -1, stderr_fd = -1;
+    process_capture *capture = NULL;
+    if (case_file(stdout_path, sizeof stdout_path, out_path, ML_CASE_STDOUT_SUFFIX) == 0 &&
+        case_file(stderr_path, sizeof stderr_path, out_path, ML_CASE_STDERR_SUFFIX) == 0)
+        capture = process_capture_start(stdout_path, stderr_path, PROCESS_OUTPUT_CAP_BYTES,
+                                        &stdout_fd, &stderr_fd);
+    if (capture == NULL) {
+        fprintf(stderr, "%s: --cases: cannot write %s%s and %s\n", run->lab->program, out_path,
+                ML_CASE_STDOUT_SUFFIX, ML_CASE_STDERR_SUFFIX);
+        return NULL;
+    }
     fflush(stdout);
     fflush(stderr);
-    for (int i = 0; i < 2; i++) {
-        char path[4200];
-        FILE *file = case_file(path, sizeof path, out_path, suffix[i]) == 0 ? fopen(path, "w")
-                                                                          : NULL;
-        if (file == NULL || dup2(fileno(file), i + 1) < 0) {
-            fprintf(stderr, "%s: --cases: cannot write %s%s\n", run->lab->program, out_path,
-                    suffix[i]);
-            if (file != NULL)
-                fclose(file);
-            return -1;
-        }
-        fclose(file);
-    }
-    return 0;
+    dup2(stdout_fd, STDOUT_FILENO);
+    dup2(stderr_fd, STDERR_FILENO);
+    close(stdout_fd);
+    close(stderr_fd);
+    return capture;
 }
 
-/* REPORT.exit, written last: the case ended, with this status. */
-static int record_exit(const lab_run *run, const char *out_path, int status)
+/* Back to the process's own stdout and stderr; the case's files finished. Returns the bytes the
+ * cap dropped. */
+static long long release_output(process_capture *capture, int saved_stdout, int saved_stderr)
+{
+    fflush(stdout);
+    fflush(stderr);
+    dup2(saved_stdout, STDOUT_FILENO);
+    dup2(saved_stderr, STDERR_FILENO);
+    return process_capture_finish(capture);
+}
+
+/* REPORT.exit, written last: the case ended, with this status, and its output lost this many
+ * bytes to the cap ("1 0"). */
+static int record_exit(const lab_run *run, const char *out_path, int status, long long cut_bytes)
 {
     char path[4200];
     FILE *file = case_file(path, sizeof path, out_path, ML_CASE_EXIT_SUFFIX) == 0
                      ? fopen(path, "w")
                      : NULL;
-    int written = file != NULL && fprintf(file, "%d\n", status) > 0;
+    int written = file != NULL && fprintf(file, "%d %lld\n", status, cut_bytes) > 0;
     if (file != NULL && fclose(file) != 0)
         written = 0;
     if (!written)
@@ -1683,7 +1700,8 @@ static int run_cases(lab_run *run)
     int status = ML_EXIT_OK;
     for (int c = 0; c < list.count && status == ML_EXIT_OK; c++) {
         const ml_case *one = &list.cases[c];
-        if (redirect_output(run, one->out_path) != 0) {
+        process_capture *capture = capture_output(run, one->out_path);
+        if (capture == NULL) {
             status = ML_EXIT_USAGE;
             break;
         }
@@ -1705,15 +1723,10 @@ static int run_cases(lab_run *run)
             case_status = run_parsed(run);
             alarm(0);
         }
-        fflush(stdout);
-        fflush(stderr);
-        if (record_exit(run, one->out_path, case_status) != 0)
+        long long cut_bytes = release_output(capture, saved_stdout, saved_stderr);
+        if (record_exit(run, one->out_path, case_status, cut_bytes) != 0)
             status = ML_EXIT_USAGE;
     }
-    fflush(stdout);
-    fflush(stderr);
-    dup2(saved_stdout, STDOUT_FILENO);
-    dup2(saved_stderr, STDERR_FILENO);
     close(saved_stdout);
     close(saved_stderr);
     ml_kernels_unload();

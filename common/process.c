@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -246,6 +247,58 @@ static int capture_poll(capture *captures, int count, int wait_ms)
     for (int i = 0; i < count; i++)
         still += captures[i].pipe_read >= 0;
     return still;
+}
+
+/* ---- a capture of the caller's own output ---------------------------------------------------- */
+
+struct process_capture {
+    capture stream[2];          /* stdout, stderr */
+    pthread_t reader;
+};
+
+static void *read_captures(void *argument)
+{
+    process_capture *both = argument;
+    while (capture_poll(both->stream, 2, POLL_MS) > 0)
+        continue;
+    return NULL;
+}
+
+process_capture *process_capture_start(const char *stdout_path, const char *stderr_path,
+                                       long long cap_bytes, int *stdout_fd, int *stderr_fd)
+{
+    process_capture *both = calloc(1, sizeof *both);
+    if (both == NULL)
+        return NULL;
+    if (capture_open(&both->stream[0], stdout_path, cap_bytes) != 0) {
+        free(both);
+        return NULL;
+    }
+    if (capture_open(&both->stream[1], stderr_path, cap_bytes) != 0) {
+        close(both->stream[0].pipe_write);
+        capture_finish(&both->stream[0]);
+        free(both);
+        return NULL;
+    }
+    *stdout_fd = both->stream[0].pipe_write;
+    *stderr_fd = both->stream[1].pipe_write;
+    if (pthread_create(&both->reader, NULL, read_captures, both) != 0) {
+        for (int i = 0; i < 2; i++) {
+            close(both->stream[i].pipe_write);
+            capture_finish(&both->stream[i]);
+        }
+        free(both);
+        return NULL;
+    }
+    return both;
+}
+
+long long process_capture_finish(process_capture *both)
+{
+    pthread_join(both->reader, NULL);
+    long long cut = capture_finish(&both->stream[0]) + capture_finish(&both->stream[1]);
+    free(both);
+    return cut;
 }
 
 /* ---- running -------------------------------------------------------------------------------- */

@@ -56,6 +56,21 @@ typedef struct {
  * status 0. */
 int process_run(char *const argv[], const process_options *options, process_result *result);
 
+/* What the grader keeps of each run's stdout and of its stderr (output_cap_bytes). */
+#define PROCESS_OUTPUT_CAP_BYTES (1024LL * 1024)
+
+/* The caller's own output captured as process_run captures a child's: what is written to
+ * *stdout_fd and *stderr_fd (pipes, for the caller to dup2 onto 1 and 2, then close) is kept in
+ * the two files, the first cap_bytes of each, a note, and the last PROCESS_TAIL_BYTES, by a
+ * thread that reads the pipes as fast as they fill (so a flood of printf takes as long as it
+ * takes a child under process_run). NULL when the files or pipes cannot be made. For a lab
+ * program's --cases: each case's output as a run of its own would leave it. */
+typedef struct process_capture process_capture;
+process_capture *process_capture_start(const char *stdout_path, const char *stderr_path,
+                                       long long cap_bytes, int *stdout_fd, int *stderr_fd);
+/* Once every copy of the two descriptors is closed: the files finished; the bytes cut. */
+long long process_capture_finish(process_capture *capture);
+
 /* The last `size` - 1 bytes of a file, NUL-terminated ("" when it cannot be read). */
 void process_file_tail(const char *path, char *tail, size_t size);
 

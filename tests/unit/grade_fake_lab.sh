@@ -5,7 +5,7 @@
 #   PROGRAM --kernels FILE.cu --save-kernels OUT.fatbin      compile: writes OUT.fatbin (a copy)
 #   PROGRAM ARGS [--kernels FILE] [--model] --format json --out REPORT     a run: writes REPORT
 #   PROGRAM --cases FILE      each line a run, in order: its output into REPORT.stdout and
-#                             REPORT.stderr, its exit status into REPORT.exit; a run killed (a
+#                             REPORT.stderr, "STATUS 0" into REPORT.exit; a run killed (a
 #                             signal, its --time-limit) kills the whole process the same way,
 #                             as a crash or a hang does in a lab program's --cases
 #
@@ -46,7 +46,7 @@ if [[ $# -eq 2 && $1 == --cases ]]; then
     fi
     # Killed (SIGKILL at the time limit stands for the lab program's SIGALRM): so is this.
     if ((status > 128)); then kill -s "$((status - 128))" $$; sleep 1; fi
-    echo "$status" >"$report.exit"
+    echo "$status 0" >"$report.exit"
   done <"$2"
   exit 0
 fi

@@ -5,7 +5,8 @@
 #
 # 1. The lab program's --cases, with the built coalescing program and no device: each line's
 #    report, output and exit status beside its --out (a --model line's records equal a run of
-#    its own; a bad line exits 2 and the next still runs; a line that needs the GPU exits 3);
+#    its own; a bad line exits 2 and the next still runs; a line that needs the GPU exits 3; an
+#    output past 1 MiB capped as the grader caps a run's, the bytes dropped in REPORT.exit);
 #    every bad cases file refused with one line and exit 2, before any case runs.
 # 2. The grader's bookkeeping, with the stand-in lab (grade_fake_lab.sh) and a stand-in
 #    compute-sanitizer: which runs go through one --cases process and which run alone (a crash
@@ -41,10 +42,10 @@ status=$?
 [[ $status -eq 0 ]] || fail "--cases: exit $status: $(cat "$cases/good.err")"
 [[ ! -s $cases/good.out && ! -s $cases/good.err ]] ||
   fail "--cases printed something of its own: $(cat "$cases/good.out" "$cases/good.err")"
-expect_exit() { # NAME, status
+expect_exit() { # NAME, status: REPORT.exit holds "STATUS CUT" (no output was cut here)
   local got
   got=$(cat "$cases/$1.json.exit" 2>/dev/null)
-  [[ $got == "$2" ]] || fail "--cases: $1's exit status '$got', expected $2"
+  [[ $got == "$2 0" ]] || fail "--cases: $1's exit file '$got', expected '$2 0'"
 }
 expect_exit a 0
 expect_exit b 2
@@ -66,6 +67,21 @@ import json, sys
 together, alone = (json.load(open(path)) for path in sys.argv[1:])
 assert together["records"] == alone["records"] and len(alone["records"]) == 1
 CHECK
+
+# A case's output is capped as the grader caps a run's: the first 1 MiB, a note, the last 8 KiB;
+# REPORT.exit says how much was dropped (a sweep's table on stdout, 14 MB).
+sweep=(--variant all --sweep n=1:4096 --model --format json)
+echo "${sweep[*]} --out $cases/big.json" >"$cases/big"
+"$coalescing" --cases "$cases/big" >/dev/null 2>&1 || fail "--cases: the sweep's case did not run"
+whole=$("$coalescing" "${sweep[@]}" --out "$cases/big-alone.json" | wc -c)
+cut=$((whole - 1048576 - 8192))
+((whole > 2 * 1048576)) || fail "the sweep's table is only $whole bytes: no test of the cap"
+[[ $(cat "$cases/big.json.exit") == "0 $cut" ]] ||
+  fail "--cases: the cut output: '$(cat "$cases/big.json.exit")', expected '0 $cut'"
+grep -qaF "[... memlab: $cut bytes of output cut here" "$cases/big.json.stdout" ||
+  fail "--cases: the capped stdout has no note"
+size=$(wc -c <"$cases/big.json.stdout")
+((size < 1048576 + 8192 + 256)) || fail "--cases: the capped stdout holds $size bytes"
 
 refused() { # WHAT, the message's start, arguments...
   local what=$1 message=$2

@@ -47,7 +47,7 @@
 /* A batch's time limit is its runs' limits and this, for the CUDA context's start and stop. */
 #define BATCH_START_S 30
 /* What is kept of each run's stdout and of its stderr; a report (--out) is not capped. */
-#define OUTPUT_CAP_BYTES (1024 * 1024)
+#define OUTPUT_CAP_BYTES PROCESS_OUTPUT_CAP_BYTES
 #define MAX_ARGUMENTS 96
 #define NAME_SIZE 256
 
@@ -715,27 +715,17 @@ typedef struct {
     int done;                   /* 1: the batch's process ran it to its end */
 } batch_item;
 
-/* What process.c's cap would have dropped of an output of `bytes` (it keeps the first
- * OUTPUT_CAP_BYTES and the last PROCESS_TAIL_BYTES). */
-static long long capped_away(const char *path)
-{
-    struct stat status;
-    if (stat(path, &status) != 0 || status.st_size <= OUTPUT_CAP_BYTES)
-        return 0;
-    long long over = (long long)status.st_size - OUTPUT_CAP_BYTES;
-    return over > PROCESS_TAIL_BYTES ? over - PROCESS_TAIL_BYTES : 0;
-}
-
-/* The exit status a case of `PROGRAM --cases` wrote once it ended, or -1 (it never ended). */
-static int case_exit_status(const char *json_path)
+/* The exit status a case of `PROGRAM --cases` wrote once it ended, and the bytes of its output
+ * the cap dropped; -1 when it never ended. */
+static int case_exit_status(const char *json_path, long long *cut_bytes)
 {
     char path[GRADING_PATH_SIZE + 16];
     grading_path(path, sizeof path, "%s.exit", json_path);
     char *text = text_read_file(path);
     int status = -1;
     char end = '\0';
-    if (text == NULL || sscanf(text, "%d%c", &status, &end) != 2 || end != '\n' || status < 0 ||
-        status > 255)
+    if (text == NULL || sscanf(text, "%d %lld%c", &status, cut_bytes, &end) != 3 || end != '\n' ||
+        status < 0 || status > 255 || *cut_bytes < 0)
         status = -1;
     free(text);
     return status;
@@ -794,7 +784,8 @@ static void run_batch(session *grading, batch_item *items, int count, const char
             case_stderr[GRADING_PATH_SIZE + 16];
         grading_path(json_path, sizeof json_path, "%s/batch-%d-%d.json", grading->scratch,
                      number, k + 1);
-        int status = case_exit_status(json_path);
+        long long cut_bytes = 0;
+        int status = case_exit_status(json_path, &cut_bytes);
         if (status < 0)
             break;
         grading_path(case_stdout, sizeof case_stdout, "%s.stdout", json_path);
@@ -806,7 +797,7 @@ static void run_batch(session *grading, batch_item *items, int count, const char
                                                        : items[k].rubric_case->timeout_s;
         run->output_cap_bytes = OUTPUT_CAP_BYTES;
         run->exit_status = status;
-        run->output_cut_bytes = capped_away(case_stdout) + capped_away(case_stderr);
+        run->output_cut_bytes = cut_bytes;
         read_run_files(grading, json_path, case_stdout, case_stderr, run);
         if (tool != NULL) {
             run->sanitizer = tool;
