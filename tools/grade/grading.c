@@ -7,12 +7,13 @@
  *      (exit 1 and NAME.fatbin.refused written). Either way score 0 with its one line, never
  *      the file or the compiler's output. A compile error: score 0 with the compiler's
  *      messages (they name only the submission and allowed headers);
- *   3. run each rubric case as a process of its own with the case's time limit (under
- *      compute-sanitizer for a memcheck, racecheck or synccheck case, whose verdict is its exit
- *      status): PROGRAM ARGS --kernels NAME.fatbin --format json --out FILE, holding the GPU
- *      lock. A case that compares with the reference solution also runs PROGRAM ARGS (the
- *      program's own kernels: the instructor's solution); predictions come from PROGRAM ARGS
- *      --model. Each run's stdout and stderr are capped (a kernel's printf cannot fill the
+ *   3. run each rubric case with the case's time limit (under compute-sanitizer for a memcheck,
+ *      racecheck or synccheck case, whose verdict is its exit status): PROGRAM ARGS --kernels
+ *      NAME.fatbin --format json --out FILE, holding the GPU lock; the runs together as the
+ *      lines of PROGRAM --cases (grade_cases_together), each run the batch did not finish as a
+ *      process of its own, or every run alone (--isolate-cases: grade_cases_alone). A case
+ *      that compares with the reference solution also runs PROGRAM ARGS (the program's own
+ *      kernels: the instructor's solution); predictions come from PROGRAM ARGS --model. Each run's stdout and stderr are capped (a kernel's printf cannot fill the
  *      disk); its report is not. Every run's TMPDIR is SCRATCH/tmp, removed with the scratch
  *      directory;
  *   4. evaluate each case's checks (evaluate.c) into the result (results.h).

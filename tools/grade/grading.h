@@ -3,8 +3,8 @@
  * Every process it starts is the lab program (under compute-sanitizer for a memcheck, racecheck
  * or synccheck case): it copies the file to a scratch directory, has the program compile it once
  * (PROGRAM --kernels COPY.cu --save-kernels SCRATCH/NAME.fatbin), then runs each rubric case
- * as a process of its own with the case's time limit, holding the GPU lock (gpu_lock.h) around
- * the case's runs. Every one runs with TMPDIR inside the scratch directory, which is removed
+ * with the case's time limit, holding the GPU lock (gpu_lock.h): a submission's runs together as
+ * PROGRAM --cases FILE, or each a process of its own (isolate_cases). Every one runs with TMPDIR inside the scratch directory, which is removed
  * at the end: what a run killed at its limit leaves (a compile's temporaries) goes with it. A
  * crash, a hang or a refusal of the submission ends in its result, never in the caller.
  * tools/grade/README.md says what each step refuses and why.
