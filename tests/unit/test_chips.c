@@ -57,7 +57,8 @@ static void every_family_knows_every_table_name(void **state)
         size_t passes = 0;
         if (prof_validate_metrics(chip, names, count, NULL, &passes) != PROF_OK)
             fail_msg("%s, the whole table in one configuration: %s", chip, prof_last_error());
-        assert_true(passes >= 2);   /* instrumented and hardware counters take passes of their own */
+        /* Instrumented and hardware counters take passes of their own. */
+        assert_true(passes >= 2);
     }
 }
 

@@ -60,7 +60,7 @@ static int setup(void **state)
     return 0;
 }
 
-/* ---- the H100 and H200 profiles are the table's entries --------------------------------------- */
+/* ---- the H100 and H200 profiles are the table's entries -------------------------------------- */
 
 static void check_profile_is_entry(const char *name)
 {
@@ -99,7 +99,7 @@ static void h100_and_h200_profiles_are_the_table(void **state)
     check_profile_is_entry("h200");
 }
 
-/* ---- bad profiles ------------------------------------------------------------------------------ */
+/* ---- bad profiles ---------------------------------------------------------------------------- */
 
 /* The profile at path is refused, with one line that holds `says`. */
 static void check_refused(const char *path, const char *device, const char *says)
@@ -172,13 +172,14 @@ static void bad_profiles_are_refused_in_one_line(void **state)
                        "\"dram_floor_bytes\" must be {");
     check_edit_refused("}}\n", "}", "not a JSON object");
     /* another GPU's name */
-    check_refused(good, "NVIDIA H100 80GB HBM3", "a profile of the " TEST_DEVICE ", not of this GPU");
+    check_refused(good, "NVIDIA H100 80GB HBM3",
+                  "a profile of the " TEST_DEVICE ", not of this GPU");
     /* no such file */
     snprintf(path, sizeof path, "%s/none.json", scratch);
     check_refused(path, NULL, "cannot read");
 }
 
-/* ---- where a device's facts come from ------------------------------------------------------------ */
+/* ---- where a device's facts come from -------------------------------------------------------- */
 
 static void profile_file_names(void **state)
 {

@@ -247,12 +247,13 @@ static const char *profiler_note(const cJSON *report)
     return cJSON_IsString(note) ? note->valuestring : "counters not read";
 }
 
-/* ---- the chase and its knees ------------------------------------------------------------------- */
+/* ---- the chase and its knees ----------------------------------------------------------------- */
 
 static int add_point(double *sizes, int count, double bytes)
 {
     long long rounded = (long long)(bytes / LINE_BYTES) * LINE_BYTES;
-    if (count >= MAX_POINTS || rounded < 2 * LINE_BYTES || (count > 0 && rounded <= sizes[count - 1]))
+    if (count >= MAX_POINTS || rounded < 2 * LINE_BYTES ||
+        (count > 0 && rounded <= sizes[count - 1]))
         return count;
     sizes[count++] = (double)rounded;
     return count;
@@ -476,7 +477,7 @@ static int measure_migration(const calibrate_options *options, const char *scrat
     return 0;
 }
 
-/* ---- the profile ------------------------------------------------------------------------------ */
+/* ---- the profile ----------------------------------------------------------------------------- */
 
 static int add_figure(cJSON *root, const char *key, double value, const char *how)
 {
