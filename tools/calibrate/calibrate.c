@@ -7,6 +7,11 @@
  *   the DRAM fill of an L2 miss          lab 04's gather of one float every 132 bytes (each in a
  *                                        line of its own: isolated misses), dram_read_bytes an
  *                                        element; beside the driver's L2 fetch granularity
+ *   the DRAM floor of a launch           lab 04's copy of 1 KiB to 2 MiB: dram_read_bytes
+ *                                        beyond its data, code and constant bank
+ *   the dirty L2                         lab 04's copy of 1.5 to 4 L2s: output less
+ *                                        dram_write_bytes; and of 0.3 to 1.0 L2s of reads and
+ *                                        writes: how much passes before anything is written
  *   the host link                        lab 09's pinned copy, GB/s
  *   the migration block                  lab 09's sparse touch of managed memory, bytes moved a
  *                                        word read
@@ -19,7 +24,9 @@
  * sweep points around it (linear). Measured on an H100 (handouts/instructor/07_hierarchy_map.md):
  * L1 39.6 cycles, 73.8 at 224 KiB, 195.4 at 256 KiB, L2 283.4: halfway at 247 KiB of 256.
  *
- * The children run with MEMLAB_GPU_PROFILES=off, so that an earlier profile does not steer them.
+ * The children run with MEMLAB_GPU_PROFILES=off and MEMLAB_GPU_TABLE=off, so that neither an
+ * earlier profile nor the table steers them. A figure that needs counters is left out of the
+ * profile where they cannot be read (the fill then comes from the fetch granularity, and says so).
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, setenv */
 #include <errno.h>
@@ -477,6 +484,161 @@ static int measure_migration(const calibrate_options *options, const char *scrat
     return 0;
 }
 
+/* ---- what a launch reads besides its data, and what the L2 keeps of its output ------------- */
+
+/* The floor and the dirty L2, measured as tests/model_census.sh measured the table's on the H100
+ * and H200, in far fewer runs: lab 04's copy (out[i] = in[i], a float4 a thread) at sizes where
+ * each figure shows alone. The children run with the table and profiles off, so the low end of a
+ * prediction of DRAM reads holds the data, the kernel's code and its constant bank, no floor. */
+typedef struct {
+    int floor_measured, dirty_measured;     /* 0: counters not read (the profile leaves it out) */
+    double floor_low, floor_high, dirty_low, dirty_high, traffic_low, traffic_high;
+    char floor_how[400], dirty_how[400], traffic_how[400];
+} launch_figures;
+
+#define FLOOR_SIZES 12          /* copies of 1 KiB to 2 MiB: no page walks past the first 8 MiB */
+#define FLOOR_BURSTS 2          /* the largest samples left out: other agents' bursts */
+#define DIRTY_MARGIN 0.25       /* one size's kept bytes varied by a quarter on the H200 */
+#define TRAFFIC_STEPS 8         /* copies whose reads and writes pass 0.3 to 1.0 of the L2 */
+
+/* The metric's predicted low end in a record, NaN when absent. */
+static double predicted_low(const cJSON *record, const char *alias)
+{
+    const cJSON *metric;
+    cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics")) {
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(metric, "alias");
+        if (cJSON_IsString(name) && strcmp(name->valuestring, alias) == 0)
+            return number_of(metric, "predicted_low");
+    }
+    return NAN;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Runs lab 04's copy at `count` rising sizes (n: floats each way) with its DRAM counters, and
+ * returns the report (the caller deletes it), or NULL having said why. */
+static cJSON *run_copies(const calibrate_options *options, const char *scratch,
+                         const double *floats, int count)
+{
+    char sweep[2048] = "n=";
+    for (int i = 0; i < count; i++)
+        snprintf(sweep + strlen(sweep), sizeof sweep - strlen(sweep), "%s%.0f", i > 0 ? "," : "",
+                 floats[i]);
+    const char *arguments[] = {"--variant", "coalesced", "--reps", "1", "--warmup", "0",
+                               "--metrics", "dram_read_bytes,dram_write_bytes", "--sweep", sweep,
+                               NULL};
+    return run_lab(options, scratch, "coalescing", arguments);
+}
+
+/* The floor: what copies of 1 KiB to 2 MiB read beyond their data, code and constants, from the
+ * least to the largest but the FLOOR_BURSTS largest, 64 bytes outward. */
+static int measure_floor(const calibrate_options *options, const char *scratch,
+                         launch_figures *figures)
+{
+    double floats[FLOOR_SIZES], samples[FLOOR_SIZES];
+    for (int i = 0; i < FLOOR_SIZES; i++)
+        floats[i] = 256.0 * (1 << i);
+    cJSON *report = run_copies(options, scratch, floats, FLOOR_SIZES);
+    if (report == NULL)
+        return EXIT_MEASUREMENT;
+    int count = 0;
+    const cJSON *record;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        double beyond = measured_metric(record, "dram_read_bytes") -
+                        predicted_low(record, "dram_read_bytes");
+        if (isfinite(beyond) && count < FLOOR_SIZES)
+            samples[count++] = beyond;
+    }
+    cJSON_Delete(report);
+    if (count < FLOOR_SIZES)
+        return 0;   /* counters not read */
+    qsort(samples, FLOOR_SIZES, sizeof samples[0], compare_doubles);
+    figures->floor_low = fmax(0, 64 * floor(samples[0] / 64));
+    figures->floor_high = 64 * ceil(samples[FLOOR_SIZES - 1 - FLOOR_BURSTS] / 64);
+    snprintf(figures->floor_how, sizeof figures->floor_how,
+             "lab 04's copies of 1 KiB to 2 MiB (%d sizes) read %.0f to %.0f bytes beyond their "
+             "data, code and constant bank; the %d largest left out as other agents' bursts; 128 "
+             "bytes a 2 MiB page past 8 MiB assumed (the H200's)", FLOOR_SIZES, samples[0],
+             samples[FLOOR_SIZES - 1], FLOOR_BURSTS);
+    figures->floor_measured = 1;
+    printf("  DRAM floor: %.0f to %.0f bytes a launch\n", figures->floor_low,
+           figures->floor_high);
+    return 0;
+}
+
+/* The dirty L2: copies of 1.5 to 4 L2s of output leave output - dram_write_bytes of it in the
+ * L2; from the least to the most, DIRTY_MARGIN wider. The traffic: a copy whose reads and writes
+ * fit in the L2's traffic capacity writes almost nothing (at most 5% of its output); of copies
+ * passing 0.3, 0.4, ... 1.0 of the L2, the largest share up to which all did is the low end, and
+ * the high end is 0.4 more (the width measured on the H100 and H200, assumed). */
+static int measure_dirty(const calibrate_options *options, const char *scratch, double l2_bytes,
+                         launch_figures *figures)
+{
+    const double output_l2s[] = {1.5, 2, 3, 4};
+    double floats[4];
+    for (int i = 0; i < 4; i++)
+        floats[i] = floor(output_l2s[i] * l2_bytes / 64) * 16;
+    cJSON *report = run_copies(options, scratch, floats, 4);
+    if (report == NULL)
+        return EXIT_MEASUREMENT;
+    double least = INFINITY, most = 0;
+    int count = 0;
+    const cJSON *record;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        double kept = count < 4 ? floats[count] * 4 - measured_metric(record, "dram_write_bytes")
+                                : NAN;
+        if (isfinite(kept)) {
+            least = fmin(least, kept);
+            most = fmax(most, kept);
+            count++;
+        }
+    }
+    cJSON_Delete(report);
+    if (count < 4)
+        return 0;   /* counters not read */
+    figures->dirty_low = fmax(0, (1 - DIRTY_MARGIN) * least);
+    figures->dirty_high = fmin(l2_bytes, (1 + DIRTY_MARGIN) * most);
+    snprintf(figures->dirty_how, sizeof figures->dirty_how,
+             "lab 04's copies of 1.5, 2, 3 and 4 L2s of output left %.1f to %.1f MB of it in the "
+             "L2 (output - dram_write_bytes), a quarter wider each way", least / 1e6, most / 1e6);
+
+    double traffic_floats[TRAFFIC_STEPS];
+    for (int step = 0; step < TRAFFIC_STEPS; step++)    /* reads and writes: 8 bytes a float */
+        traffic_floats[step] = floor((0.3 + 0.1 * step) * l2_bytes / 128) * 16;
+    report = run_copies(options, scratch, traffic_floats, TRAFFIC_STEPS);
+    if (report == NULL)
+        return EXIT_MEASUREMENT;
+    double clean_share = 0;
+    int step = 0, clean = 1;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        if (step >= TRAFFIC_STEPS)
+            break;
+        double written = measured_metric(record, "dram_write_bytes");
+        clean = clean && written <= 0.05 * traffic_floats[step] * 4;
+        if (clean)
+            clean_share = 0.3 + 0.1 * step;
+        step++;
+    }
+    cJSON_Delete(report);
+    if (clean_share == 0)
+        return 0;   /* not even 0.3 of the L2 stays: leave the dirty L2 unmeasured */
+    figures->traffic_low = clean_share;
+    figures->traffic_high = clean_share + 0.4;
+    snprintf(figures->traffic_how, sizeof figures->traffic_how,
+             "lab 04's copies whose reads and writes pass up to %.1f of the L2 wrote at most 5%% "
+             "of their output (0.3 to 1.0 tried): the low end; the high end 0.4 more, as on the "
+             "H100 and H200 (assumed)", clean_share);
+    figures->dirty_measured = 1;
+    printf("  dirty L2: %.1f to %.1f MB kept; traffic %.1f to %.1f of the L2\n",
+           figures->dirty_low / 1e6, figures->dirty_high / 1e6, figures->traffic_low,
+           figures->traffic_high);
+    return 0;
+}
+
 /* ---- the profile ----------------------------------------------------------------------------- */
 
 static int add_figure(cJSON *root, const char *key, double value, const char *how)
@@ -486,10 +648,21 @@ static int add_figure(cJSON *root, const char *key, double value, const char *ho
            cJSON_AddStringToObject(figure, "how", how) != NULL;
 }
 
+/* {"low": L, "high": H, "page": P (where P >= 0), "how": "..."} */
+static int add_range(cJSON *root, const char *key, double low, double high, double page,
+                     const char *how)
+{
+    cJSON *range = cJSON_AddObjectToObject(root, key);
+    return range != NULL && cJSON_AddNumberToObject(range, "low", low) != NULL &&
+           cJSON_AddNumberToObject(range, "high", high) != NULL &&
+           (page < 0 || cJSON_AddNumberToObject(range, "page", page) != NULL) &&
+           cJSON_AddStringToObject(range, "how", how) != NULL;
+}
+
 /* The profile's JSON text (the caller frees it), NULL when out of memory. */
 static char *profile_text(const device_facts *device, const knees *found, double fill,
-                          const char *fill_how, double link_gbps, double block_bytes,
-                          double seconds)
+                          const char *fill_how, const launch_figures *launch, double link_gbps,
+                          double block_bytes, double seconds)
 {
     const struct cudaDeviceProp *p = &device->properties;
     char capability[16], cuda[16], date[32], how[512];
@@ -537,6 +710,14 @@ static char *profile_text(const device_facts *device, const knees *found, double
     ok = ok && add_figure(root, "l2_fetch_granularity", (double)device->fetch_granularity,
                           "cudaDeviceGetLimit(cudaLimitMaxL2FetchGranularity), 0 where not "
                           "reported");
+    if (launch->floor_measured)
+        ok = ok && add_range(root, "dram_floor_bytes", launch->floor_low, launch->floor_high,
+                             128, launch->floor_how);
+    if (launch->dirty_measured)
+        ok = ok && add_range(root, "l2_dirty_bytes", launch->dirty_low, launch->dirty_high, -1,
+                             launch->dirty_how) &&
+             add_range(root, "l2_traffic_share", launch->traffic_low, launch->traffic_high, -1,
+                       launch->traffic_how);
     if (isfinite(link_gbps))
         ok = ok && add_figure(root, "host_link_gbps", floor(link_gbps * 10 + 0.5) / 10,
                               "lab 09's pinned copy of 256 MiB to the device, median of 3");
@@ -672,7 +853,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "memlab calibrate: cannot make a scratch folder: %s\n", strerror(errno));
         return EXIT_MEASUREMENT;
     }
+    /* The children predict with the defaults alone: no earlier profile steers them, and the
+     * low end of a DRAM read prediction holds no floor (measure_floor). */
     setenv("MEMLAB_GPU_PROFILES", "off", 1);
+    setenv("MEMLAB_GPU_TABLE", "off", 1);
     printf("memlab calibrate: %s (sm_%d%d, %d SMs, %.1f MiB L2), driver %s\n",
            device.properties.name, device.properties.major, device.properties.minor,
            device.properties.multiProcessorCount, device.properties.l2CacheSize / MIB,
@@ -685,6 +869,11 @@ int main(int argc, char **argv)
     status = measure_chase(&options, scratch, &device, &found);
     if (status == 0)
         status = measure_fill(&options, scratch, &device, &fill, fill_how, sizeof fill_how);
+    launch_figures launch = {0};
+    if (status == 0)
+        status = measure_floor(&options, scratch, &launch);
+    if (status == 0)
+        status = measure_dirty(&options, scratch, found.l2_bytes, &launch);
     if (status == 0)
         status = measure_host_link(&options, scratch, &link_gbps);
     if (status == 0)
@@ -694,7 +883,8 @@ int main(int argc, char **argv)
         return status;
 
     double seconds = now_seconds() - start;
-    char *text = profile_text(&device, &found, fill, fill_how, link_gbps, block_bytes, seconds);
+    char *text = profile_text(&device, &found, fill, fill_how, &launch, link_gbps, block_bytes,
+                              seconds);
     if (text == NULL)
         return measurement_failed("out of memory");
     status = write_profile(options.out, text);
