@@ -153,8 +153,10 @@ if ! "$memlab" package prairielearn coalescing "$pl" >"$work/out" 2>"$work/err";
   fail "package prairielearn failed: $(cat "$work/err")"
 fi
 grep -q "prairielearn package of coalescing in $pl" "$work/out" || fail "package prairielearn said: $(cat "$work/out")"
-# The handout ships in clientFilesQuestion/ with the figures it shows, laid out as in handouts/.
+# The handout ships in clientFilesQuestion/ with the figures it shows, laid out as in handouts/,
+# and the students' README where it links to it (../README.md).
 shown=$(grep -o '](figures/[^)#[:space:]]*' "$root/handouts/$lab.md" | sed 's|^](|clientFilesQuestion/handouts/|')
+! grep -q '](\.\./README\.md' "$root/handouts/$lab.md" || shown+=$'\nclientFilesQuestion/README.md'
 expected_files=$(printf '%s\n' README.md "clientFilesQuestion/handouts/$lab.md" $shown \
   grader-image/Dockerfile grader-image/Dockerfile.dockerignore info.json question.html \
   tests/rubric tests/run.sh | sort -u)
@@ -373,6 +375,13 @@ for handout in "$root"/handouts/[0-9][0-9]_*.md; do
   cmp -s "$handout" "$shipped/$directory.md" || fail "$name: the question's handout is not handouts/$directory.md"
   for link in $(grep -o '\]([^)#[:space:]]*' "$handout" | sed 's/^](//' | grep -v '://'); do
     [[ -f $shipped/$link ]] || fail "$name: the shipped handout links to $link, which the question lacks"
+    if [[ $link == ../README.md ]]; then
+      # The students' README (tools/skeleton/student_readme.md), not the instructor's.
+      grep -q '^## How the program runs your kernels' "$shipped/$link" &&
+        ! cmp -s "$root/README.md" "$shipped/$link" ||
+        fail "$name: the question's ../README.md is not the students' README"
+      continue
+    fi
     cmp -s "$root/handouts/$link" "$shipped/$link" || fail "$name: the question's $link is not handouts/$link"
   done
   grep -q "href=\"{{options.client_files_question_url}}/handouts/$directory.md\"" "$out/question.html" ||
