@@ -9,7 +9,7 @@
 # or " #"), and each inline `./memlab ...` or `make ...` outside code blocks. run_command below
 # is the table of how each kind of command runs here and what its output must hold:
 #   - as written, or with --model appended where it would need a GPU (a lab run);
-#   - GPU-only commands (check, bench): their refusal without a GPU is asserted instead;
+#   - GPU-only commands (check, bench, calibrate): their refusal without a GPU is asserted instead;
 #   - grading, which needs a GPU for its cases: the submission is found and compiled, and every
 #     case is NOT GRADED (exit 3); a class (Gradescope's export, cloned Classroom repositories)
 #     made here gets its scores.csv, canvas.csv and feedback, with a submission that does not
@@ -464,6 +464,18 @@ run_command() { # command
       expect_err "needs a CUDA GPU and none was found" "why it cannot run"
       [[ $(wc -l <"$work/err") -eq 1 ]] || fail "not one line on stderr"
       [[ ! -e $work/cwd/bench.json ]] || fail "wrote bench.json without a GPU"
+      ;;
+    './memlab calibrate' | './memlab calibrate '*)
+      # GPU only: here its refusal (exit 3, one line) is checked, and that nothing was written.
+      if nvidia-smi -L >/dev/null 2>&1; then
+        echo "skipped: $command: a GPU is here (tests/gpu/test_calibrate.sh runs it)"
+        return
+      fi
+      run_words "${words[@]}"
+      expect_status 3
+      expect_err "no usable CUDA device" "why it cannot run"
+      [[ $(wc -l <"$work/err") -eq 1 ]] || fail "not one line on stderr"
+      [[ ! -e $build/profiles ]] || fail "made $build/profiles without a GPU"
       ;;
     './memlab student-pack '*)
       replace_word memlab-students.tar.gz "$work/cwd/pack.tar.gz"
