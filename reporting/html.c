@@ -50,7 +50,7 @@ static const char style_sheet[] =
     "svg{max-width:100%;height:auto}\n"
     "svg text{font-family:Helvetica,Arial,sans-serif;font-size:12px;fill:#1d2630}\n"
     "svg text.alias{font-weight:bold}svg text.arrow-name{font-size:13px;font-style:italic}\n"
-    "svg text.level-name{font-size:14px;font-weight:bold}\n"
+    "svg text.level-name{font-size:13px;font-weight:bold}\n"
     "svg text.verdict{font-size:11px;fill:#fff}\n"
     ".verdict-key span{display:inline-block;color:#fff;border-radius:8px;padding:0 8px;"
     "margin-right:6px}\n"

@@ -154,11 +154,11 @@ bool rd_record_has_chart(const cJSON *record)
 #define BOX_HEIGHT 44
 #define KERNEL_X 10
 #define KERNEL_WIDTH 124
-#define SM_X 470            /* registers, shared, constant, L1 */
-#define BOX_WIDTH 124
-#define L2_X 920            /* L2, DRAM, host */
-#define LABEL_WIDTH 310     /* a block of metrics beside its arrow */
-#define CHART_WIDTH 1050
+#define SM_X 514            /* registers, shared, constant, L1 */
+#define BOX_WIDTH 140
+#define L2_X 1036           /* L2, DRAM, host */
+#define LABEL_WIDTH 360     /* a block of metrics beside its arrow */
+#define CHART_WIDTH 1190
 
 typedef struct {
     const cJSON *metric[MAX_ON_ARROW];
@@ -217,13 +217,14 @@ static void write_metric(const cJSON *metric, int x, int y, FILE *stream)
     fprintf(stream, "<text x=\"%d\" y=\"%d\" class=\"alias\">", x, y + 11);
     rd_html_escape(rd_metric_text(metric, "alias"), stream);
     fprintf(stream, "</text>\n");
-    /* The verdict in words, on its colour: the colour is never the only sign. */
+    /* The verdict in words, on its colour: the colour is never the only sign. Beside the
+     * measurement, where a long alias does not reach. */
     fprintf(stream,
             "<rect x=\"%d\" y=\"%d\" width=\"96\" height=\"15\" rx=\"7\" fill=\"%s\"/>"
             "<text x=\"%d\" y=\"%d\" class=\"verdict\" text-anchor=\"middle\" "
             "fill=\"#ffffff\">%s</text>\n",
-            x + LABEL_WIDTH - 98, y, rd_verdict_colour(verdict), x + LABEL_WIDTH - 50, y + 11,
-            verdict_text);
+            x + LABEL_WIDTH - 98, y + LINE, rd_verdict_colour(verdict), x + LABEL_WIDTH - 50,
+            y + 11 + LINE, verdict_text);
     fprintf(stream, "<text x=\"%d\" y=\"%d\" class=\"value\">measured ", x + 10, y + 11 + LINE);
     write_number(metric, "measured", stream);
     if (!isnan(rd_metric_number(metric, "measured")))
@@ -236,7 +237,8 @@ static void write_metric(const cJSON *metric, int x, int y, FILE *stream)
         fprintf(stream, " to ");
     }
     write_number(metric, "predicted", stream);
-    write_unit(unit, stream);
+    if (!isnan(rd_metric_number(metric, "predicted")))
+        write_unit(unit, stream);
     fprintf(stream, "</text>\n");
 }
 
