@@ -5,13 +5,19 @@
 # comparison, with the table. With the profile it must be at least as good as with the table.
 # Where the table knows the GPU (an H100, an H200), the profile's DRAM fill, L1 and L2 must equal
 # the table's within 10%, and on an H200 calibrate must take 60 s or less. Prints the census of
-# each, the profile, and the times. Takes several minutes (three demos).
+# each, the profile, and the times. Takes several minutes (three demos); --quick runs the
+# demo's smaller runs (./memlab demo --quick) instead, for a machine lent by the quarter hour.
 # No GPU: exit 77.
-#   tests/gpu/test_calibrate.sh BUILD [DEVICE]
+#   tests/gpu/test_calibrate.sh [--quick] BUILD [DEVICE]
 # Nothing is written outside a scratch folder, but BUILD/profiles/ must hold no profile of the
 # GPU (the lab programs would read it before the test's): the test says so and stops if it does.
 set -uo pipefail
-build=$(cd "${1:?usage: test_calibrate.sh BUILD [DEVICE]}" && pwd)
+demo_options=()
+if [[ ${1:-} == --quick ]]; then
+  demo_options=(--quick)
+  shift
+fi
+build=$(cd "${1:?usage: test_calibrate.sh [--quick] BUILD [DEVICE]}" && pwd)
 device=${2:-0}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
@@ -34,7 +40,7 @@ census() { # DIR, environment assignments...
   local dir=$1
   shift
   local started=$SECONDS line
-  env "$@" "$root/memlab" demo --out "$dir" >"$dir.log" 2>&1 || fail "./memlab demo ($*) failed: $(tail -1 "$dir.log")"
+  env "$@" "$root/memlab" demo "${demo_options[@]}" --out "$dir" >"$dir.log" 2>&1 || fail "./memlab demo ($*) failed: $(tail -1 "$dir.log")"
   line=$("$build/tools/memlab_report" census "$dir"/data/*.json)
   echo "  $*: $line ($((SECONDS - started)) s)"
   met=$(sed -n 's/.* \([0-9.]*\)% met.*/\1/p' <<<"$line")
