@@ -1,12 +1,15 @@
 /* gpu_profile.h: a GPU's facts as `./memlab calibrate` measured them, in a JSON file (a
  * "profile"), so that the model predicts right on a GPU that memlab's table does not know.
  *
- * Where the facts of a run come from (ml_gpu_facts_of_device, gpu_facts.h), first found first:
- *   1. a profile of the device, by its name: PROFILE_DIR/<file name> where PROFILE_DIR is the
- *      build folder's profiles/ (where ./memlab calibrate writes), then $XDG_CONFIG_HOME/memlab/
- *      (~/.config/memlab/ without it), and the file name is ml_gpu_profile_file_name's;
+ * Where each fact of a run on a GPU comes from (ml_gpu_facts_of_device, gpu_facts.h), first
+ * found first:
+ *   1. a profile of the device, by its name: the build folder's profiles/ (where ./memlab
+ *      calibrate writes; CMake names it, a Makefile.labs build has none), then
+ *      $XDG_CONFIG_HOME/memlab/ (~/.config/memlab/ without it), in the file that
+ *      ml_gpu_profile_file_name names; MEMLAB_GPU_PROFILES=off looks for none;
  *   2. memlab's table (gpu_facts.c), unless MEMLAB_GPU_TABLE=off;
- *   3. the defaults: a 32-byte fill, 128 KiB of L1, 2048 threads per SM.
+ *   3. the defaults: a 32-byte fill, 128 KiB of L1, 2048 threads per SM, the DRAM floor and the
+ *      dirty L2 not measured.
  * `--model --gpu-profile FILE` predicts for the GPU a profile describes.
  *
  * A profile (format 1), each figure with how it was measured:
