@@ -266,14 +266,14 @@ static int add_point(double *sizes, int count, double bytes)
     return count;
 }
 
-/* The working sets: 16 KiB (the L1's plateau), 128 to 384 KiB by 16 KiB (any L1 of today, 96 to
+/* The working sets: 16 KiB (the L1's plateau), 32 to 384 KiB by 16 KiB (any L1 of today, 64 to
  * 256 KiB), 1 and 2 MiB (the L2's plateau); then an eighth of the runtime's L2 to 0.8 of it (the
  * near and far halves), 0.8 to 1.3 of it by 0.025 (its knee), and 1.5, 2 and 4 L2s (DRAM). */
 static int chase_sizes(double l2_bytes, double *sizes)
 {
     int count = 0;
     count = add_point(sizes, count, 16 * KIB);
-    for (double bytes = 128 * KIB; bytes <= 384 * KIB; bytes += 16 * KIB)
+    for (double bytes = 32 * KIB; bytes <= 384 * KIB; bytes += 16 * KIB)
         count = add_point(sizes, count, bytes);
     count = add_point(sizes, count, 1 * MIB);
     count = add_point(sizes, count, 2 * MIB);
