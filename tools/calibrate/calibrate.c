@@ -17,12 +17,9 @@
  *                                        word read
  *   SMs, threads per SM                  the runtime (cudaDeviceProp)
  *
- * The knees, as mt4g finds a cache's size: a pointer chase over a working set, one 128-byte line
- * a link, visited in a random order, whose latency sits on a plateau while the cache holds it
- * and climbs to the next level's beyond. A cache's size is where the chase's latency is halfway
- * between the two plateaus (the working set half of whose loads hit), found between the two
- * sweep points around it (linear). Measured on an H100 (handouts/instructor/07_hierarchy_map.md):
- * L1 39.6 cycles, 73.8 at 224 KiB, 195.4 at 256 KiB, L2 283.4: halfway at 247 KiB of 256.
+ * The knees of the chase: knees.h (mt4g's method). Measured on an H100
+ * (handouts/instructor/07_hierarchy_map.md): L1 39.6 cycles, 73.8 at 224 KiB, 195.4 at 256 KiB,
+ * L2 283.4: halfway at 247 KiB of 256.
  *
  * The children run with MEMLAB_GPU_PROFILES=off and MEMLAB_GPU_TABLE=off, so that neither an
  * earlier profile nor the table steers them. A figure that needs counters is left out of the
@@ -43,6 +40,7 @@
 #include <cuda_runtime_api.h>
 
 #include "gpu_profile.h"
+#include "knees.h"
 #include "process.h"
 
 #define KIB 1024.0
@@ -76,11 +74,6 @@ typedef struct {
     int runtime_version;
     size_t fetch_granularity;   /* cudaLimitMaxL2FetchGranularity, 0 where not reported */
 } device_facts;
-
-/* One point of the chase: working set and cycles a load. */
-typedef struct {
-    double bytes, cycles;
-} chase_point;
 
 static double now_seconds(void)
 {
@@ -288,81 +281,8 @@ static int chase_sizes(double l2_bytes, double *sizes)
     return count;
 }
 
-/* The least cycles among the points of working sets in [from, to], NaN if none. */
-static double plateau(const chase_point *points, int count, double from, double to)
-{
-    double least = NAN;
-    for (int i = 0; i < count; i++)
-        if (points[i].bytes >= from && points[i].bytes <= to &&
-            (isnan(least) || points[i].cycles < least))
-            least = points[i].cycles;
-    return least;
-}
-
-/* The working set, at or past `from`, where the latency first reaches `level`, between the two
- * points around it (linear); NaN if it never does. */
-static double crossing(const chase_point *points, int count, double from, double level)
-{
-    for (int i = 1; i < count; i++) {
-        if (points[i].bytes < from || points[i].cycles < level)
-            continue;
-        const chase_point *below = &points[i - 1], *above = &points[i];
-        if (below->cycles >= level)
-            return below->bytes;
-        return below->bytes + (above->bytes - below->bytes) * (level - below->cycles) /
-                                  (above->cycles - below->cycles);
-    }
-    return NAN;
-}
-
-/* The cycles of the largest working set in [from, to], NaN if none. */
-static double last_in(const chase_point *points, int count, double from, double to)
-{
-    double cycles = NAN;
-    for (int i = 0; i < count; i++)
-        if (points[i].bytes >= from && points[i].bytes <= to)
-            cycles = points[i].cycles;
-    return cycles;
-}
-
-typedef struct {
-    double l1_bytes, l2_bytes, l2_near_bytes;   /* l2_near_bytes NaN: one L2 plateau */
-    double l1_cycles, l2_cycles, l2_far_cycles, dram_cycles;
-} knees;
-
-/* The plateaus: the L1's at 64 KiB or less, the L2's from 1 MiB to a quarter of it (the near
- * half where it has two), the L2's last before its knee (the largest working set from half to
- * 0.8 of it: the far half), DRAM's at the largest (twice the L2 or more). */
-static int find_knees(const chase_point *points, int count, double runtime_l2, knees *found)
-{
-    found->l1_cycles = plateau(points, count, 0, 64 * KIB);
-    found->l2_cycles = plateau(points, count, 1 * MIB, 0.25 * runtime_l2);
-    found->l2_far_cycles = last_in(points, count, 0.5 * runtime_l2, 0.8 * runtime_l2);
-    found->dram_cycles = last_in(points, count, 2 * runtime_l2, INFINITY);
-    if (isnan(found->l1_cycles) || isnan(found->l2_cycles) || isnan(found->l2_far_cycles) ||
-        isnan(found->dram_cycles))
-        return measurement_failed("the chase lacks a working set it needs (an L2 under 8 MiB?)");
-    if (found->l2_cycles < 1.5 * found->l1_cycles)
-        return measurement_failed("the chase shows no L1 step: %.1f cycles at 16 KiB, %.1f from 1 "
-                                  "MiB", found->l1_cycles, found->l2_cycles);
-    if (found->dram_cycles < 1.2 * found->l2_far_cycles)
-        return measurement_failed("the chase shows no step past the L2: %.1f cycles at 0.8 of "
-                                  "it, %.1f at four L2s", found->l2_far_cycles, found->dram_cycles);
-    found->l1_bytes = crossing(points, count, 0, (found->l1_cycles + found->l2_cycles) / 2);
-    found->l2_bytes = crossing(points, count, 0.5 * runtime_l2,
-                               (found->l2_far_cycles + found->dram_cycles) / 2);
-    found->l2_near_bytes = NAN;
-    /* Two L2 plateaus (the H100's halves: 283 and 530 cycles): the near half's size too. */
-    if (found->l2_far_cycles > 1.3 * found->l2_cycles)
-        found->l2_near_bytes = crossing(points, count, 2 * MIB,
-                                        (found->l2_cycles + found->l2_far_cycles) / 2);
-    if (isnan(found->l1_bytes) || isnan(found->l2_bytes))
-        return measurement_failed("the chase's latency crosses no halfway mark");
-    return 0;
-}
-
 static int measure_chase(const calibrate_options *options, const char *scratch,
-                         const device_facts *device, knees *found)
+                         const device_facts *device, chase_knees *found)
 {
     double sizes[MAX_POINTS];
     int count = chase_sizes((double)device->properties.l2CacheSize, sizes);
@@ -390,13 +310,15 @@ static int measure_chase(const calibrate_options *options, const char *scratch,
     if (read != count)
         return measurement_failed("hierarchy_map timed %d of the chase's %d working sets", read,
                                   count);
-    int status = find_knees(points, count, (double)device->properties.l2CacheSize, found);
-    if (status == 0)
-        printf("  chase: L1 %.1f cycles a load, L2 %.1f (%.1f at 0.5-0.8 of it), DRAM %.1f: "
-               "L1 %.0f KiB, L2 %.1f MiB\n", found->l1_cycles, found->l2_cycles,
-               found->l2_far_cycles, found->dram_cycles, found->l1_bytes / KIB,
-               found->l2_bytes / MIB);
-    return status;
+    char error[512];
+    if (find_knees(points, count, (double)device->properties.l2CacheSize, found, error,
+                   sizeof error) != 0)
+        return measurement_failed("%s", error);
+    printf("  chase: L1 %.1f cycles a load, L2 %.1f (%.1f at 0.5-0.8 of it), DRAM %.1f: "
+           "L1 %.0f KiB, L2 %.1f MiB\n", found->l1_cycles, found->l2_cycles,
+           found->l2_far_cycles, found->dram_cycles, found->l1_bytes / KIB,
+           found->l2_bytes / MIB);
+    return 0;
 }
 
 /* ---- the DRAM fill, the host link, the migration block --------------------------------------- */
@@ -660,7 +582,7 @@ static int add_range(cJSON *root, const char *key, double low, double high, doub
 }
 
 /* The profile's JSON text (the caller frees it), NULL when out of memory. */
-static char *profile_text(const device_facts *device, const knees *found, double fill,
+static char *profile_text(const device_facts *device, const chase_knees *found, double fill,
                           const char *fill_how, const launch_figures *launch, double link_gbps,
                           double block_bytes, double seconds)
 {
@@ -863,7 +785,7 @@ int main(int argc, char **argv)
            device.driver);
     fflush(stdout);
 
-    knees found = {0};
+    chase_knees found = {0};
     double fill = 0, link_gbps = NAN, block_bytes = NAN;
     char fill_how[600];
     status = measure_chase(&options, scratch, &device, &found);
