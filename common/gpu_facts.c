@@ -172,7 +172,7 @@ ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
                           .compute_major = compute_major, .compute_minor = compute_minor,
                           .sm_count = sm_count, .threads_per_sm = 2048, .l2_bytes = l2_bytes,
                           .l1_bytes = 128 * KIB, .dram_fill_bytes = 32, .dram_fill_high_bytes = 32,
-                          FLOOR_NOT_MEASURED,
+                          FLOOR_NOT_MEASURED, .origin = ML_FACTS_DEFAULTS,
                           .source = "this device: SMs and L2 from the runtime; not in memlab's "
                                     "table: 2048 threads per SM, 128 KiB of L1 and the 32-byte "
                                     "sector as DRAM fill assumed, the DRAM floor and the L2's "
@@ -190,6 +190,7 @@ ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
         take_launch_figures(&facts, known);
         snprintf(source, sizeof source, "memlab's table (%s): %s", known->name, known->source);
         facts.source = source;
+        facts.origin = ML_FACTS_TABLE;
     } else if (!table_in_use()) {
         facts.source = "this device: SMs and L2 from the runtime; memlab's table off "
                        "(MEMLAB_GPU_TABLE=off): 2048 threads per SM, 128 KiB of L1 and the "
@@ -217,6 +218,7 @@ ml_gpu_facts ml_gpu_facts_of_device(const char *device_name, int compute_major,
         }
         facts.name = measured->name;
         facts.source = source;
+        facts.origin = ML_FACTS_PROFILE;
     }
     return facts;
 }

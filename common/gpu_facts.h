@@ -20,6 +20,10 @@
 extern "C" {
 #endif
 
+/* Where a GPU's facts come from: memlab's table, a profile (./memlab calibrate's), or the
+ * defaults for a GPU neither knows. */
+typedef enum { ML_FACTS_TABLE, ML_FACTS_PROFILE, ML_FACTS_DEFAULTS } ml_facts_origin;
+
 typedef struct {
     const char *name;           /* --gpu NAME */
     const char *device_name;    /* a word of cudaDeviceProp.name that tells it ("H100") */
@@ -55,6 +59,7 @@ typedef struct {
      * the traffic. 0 and 0 where l2_dirty is not measured. */
     double l2_traffic_low_share, l2_traffic_high_share;
     const char *source;         /* where these figures come from */
+    ml_facts_origin origin;     /* ML_FACTS_TABLE (0) in the table */
 } ml_gpu_facts;
 
 /* The table's entry named NAME (h100, h200, a100, l4, t4, rtx4090; upper or lower case), or NULL. */

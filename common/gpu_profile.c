@@ -247,6 +247,7 @@ int ml_gpu_profile_read(const char *path, const char *device_name, ml_gpu_profil
         profile->facts.name = profile->name;
         profile->facts.device_name = profile->device_name;
         profile->facts.source = profile->source;
+        profile->facts.origin = ML_FACTS_PROFILE;
         profile->facts.compute_major = major;
         profile->facts.compute_minor = minor;
         status = 0;

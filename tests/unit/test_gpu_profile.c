@@ -210,6 +210,7 @@ static void facts_come_from_the_profile_then_the_table_then_the_defaults(void **
     assert_int_equal(facts.dram_fill_bytes, 64);
     assert_true(facts.l2_dirty_high_bytes == 30e6);
     assert_non_null(strstr(facts.source, "memlab's table (h200)"));
+    assert_int_equal(facts.origin, ML_FACTS_TABLE);
 
     /* The table off: the defaults. */
     setenv("MEMLAB_GPU_TABLE", "off", 1);
@@ -220,6 +221,7 @@ static void facts_come_from_the_profile_then_the_table_then_the_defaults(void **
     assert_true(facts.l2_dirty_high_bytes == 0);
     assert_true(facts.l2_bytes == 60 * MIB);
     assert_non_null(strstr(facts.source, "MEMLAB_GPU_TABLE=off"));
+    assert_int_equal(facts.origin, ML_FACTS_DEFAULTS);
 
     /* A profile, the table off: the profile's figures, the rest the defaults. */
     write_profile(profile_path, TEST_DEVICE, "", "229376");
@@ -233,6 +235,7 @@ static void facts_come_from_the_profile_then_the_table_then_the_defaults(void **
     assert_int_equal(facts.sm_count, 132);
     assert_non_null(strstr(facts.source, profile_path));
     assert_non_null(strstr(facts.source, "from the defaults"));
+    assert_int_equal(facts.origin, ML_FACTS_PROFILE);
 
     /* A profile, the table on: the profile's figures, the DRAM floor and dirty L2 the table's. */
     unsetenv("MEMLAB_GPU_TABLE");

@@ -70,6 +70,7 @@ expect_refused "cannot write '$work/no/profile.json'" memlab calibrate --out "$w
 expect_refused "--device takes a device index" memlab calibrate --device one
 expect_refused "--build DIR is needed" "$build/tools/memlab_calibrate"
 expect_refused "holds no labs/hierarchy_map" "$build/tools/memlab_calibrate" --build "$work"
+expect_refused "give --out or --status, not both" memlab calibrate --status --out "$work/calibrated.json"
 memlab calibrate --help >"$work/help" || fail "./memlab calibrate --help failed"
 grep -q "BUILD/profiles/DEVICE.json" "$work/help" || fail "./memlab calibrate --help does not say where the profile goes"
 if ! nvidia-smi -L >/dev/null 2>&1; then
@@ -79,6 +80,10 @@ if ! nvidia-smi -L >/dev/null 2>&1; then
   [[ $(wc -l <"$work/err") -eq 1 ]] && grep -q "no usable CUDA device" "$work/err" ||
     fail "calibrate without a GPU -> '$(cat "$work/err")'"
   [[ ! -e $work/calibrated.json ]] || fail "calibrate without a GPU wrote a profile"
+  memlab calibrate --status >"$work/out" 2>"$work/err"
+  status=$?
+  [[ $status -eq 3 && $(wc -l <"$work/err") -eq 1 ]] ||
+    fail "calibrate --status without a GPU -> exit $status, '$(cat "$work/err")'"
 fi
 
 if ((failures > 0)); then

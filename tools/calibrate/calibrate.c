@@ -59,12 +59,13 @@
 #define COPY_FLOATS 67108864    /* a 256 MiB pinned copy */
 
 static const char *usage_line =
-    "usage: memlab_calibrate --build DIR [--out FILE.json] [--device N]";
+    "usage: memlab_calibrate --build DIR [--out FILE.json | --status] [--device N]";
 
 typedef struct {
     const char *build;
     char out[1024];
     int device;
+    int status_only;            /* --status: where the model's facts come from; measures nothing */
 } calibrate_options;
 
 /* What the runtime says of the device. */
@@ -708,6 +709,10 @@ static int parse_options(int argc, char **argv, calibrate_options *options, int 
     *out_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i];
+        if (strcmp(flag, "--status") == 0) {
+            options->status_only = 1;
+            continue;
+        }
         if (strcmp(flag, "--build") != 0 && strcmp(flag, "--out") != 0 &&
             strcmp(flag, "--device") != 0)
             return usage("unknown option '%s'", flag);
@@ -737,7 +742,24 @@ static int parse_options(int argc, char **argv, calibrate_options *options, int 
     }
     if (options->build == NULL)
         return usage("--build DIR is needed: the build folder that holds labs/");
+    if (options->status_only && *out_given)
+        return usage("--status writes nothing: give --out or --status, not both");
     return 0;
+}
+
+/* --status: where the lab programs on this device take the model's facts from. Returns 0 for a
+ * profile or the table, 1 for the defaults (calibrate before grading). */
+static int report_status(const device_facts *device)
+{
+    const struct cudaDeviceProp *p = &device->properties;
+    ml_gpu_facts facts = ml_gpu_facts_of_device(p->name, p->major, p->minor,
+                                                p->multiProcessorCount, (double)p->l2CacheSize);
+    printf("memlab calibrate: %s: the model's facts come from %s\n", p->name, facts.source);
+    if (facts.origin != ML_FACTS_DEFAULTS)
+        return 0;
+    printf("memlab calibrate: neither a profile nor memlab's table knows this GPU: run "
+           "./memlab calibrate before grading\n");
+    return EXIT_MEASUREMENT;
 }
 
 int main(int argc, char **argv)
@@ -755,8 +777,8 @@ int main(int argc, char **argv)
     double start = now_seconds();
     device_facts device = {0};
     status = query_device(options.device, &device);
-    if (status != 0)
-        return status;
+    if (status != 0 || options.status_only)
+        return status != 0 ? status : report_status(&device);
     if (!out_given) {
         /* The build folder's profiles/, where the lab programs look first. */
         char folder[1100], file_name[300];
