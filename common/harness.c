@@ -426,8 +426,9 @@ static prof_status collect(profiler_state *profiler, const ml_problem *problem,
 #define DRAM_COLLECTIONS 3
 #define DRAM_RECOLLECT_MS 1.0
 
-static void recollect_dram(profiler_state *profiler, ml_problem *problem,
-                           const char *const *names, size_t count, double *values)
+static void recollect_dram(profiler_state *profiler, ml_problem *problem, host_staging *staging,
+                           ml_record *record, const char *const *names, size_t count,
+                           double *values)
 {
     const char *dram_names[2 * ML_MAX_METRICS];
     size_t at[2 * ML_MAX_METRICS], dram_count = 0;
@@ -443,6 +444,9 @@ static void recollect_dram(profiler_state *profiler, ml_problem *problem,
         poison_output(problem);
         if (collect(profiler, problem, dram_names, dram_count, dram_values) != PROF_OK)
             return; /* the first collection's values stand; the next collection will warn */
+        /* Rule 7: these launches are checked like every other. */
+        check_random_positions(problem, staging, "profiled", record);
+        check_guards(problem, "profiled", record);
         for (size_t i = 0; i < dram_count; i++)
             values[at[i]] = fmin(values[at[i]], dram_values[i]);
     }
@@ -531,7 +535,7 @@ static void collect_metrics(profiler_state *profiler, ml_report *report,
     check_guards(problem, "profiled", record);
     if (record->time_ms.median < DRAM_RECOLLECT_MS) {
         start = monotonic_seconds();
-        recollect_dram(profiler, problem, names, name_count, values);
+        recollect_dram(profiler, problem, staging, record, names, name_count, values);
         profiler->seconds += monotonic_seconds() - start;
     }
     for (int i = 0; i < selection->count; i++) {
@@ -1433,6 +1437,13 @@ static int open_profiler(lab_run *run)
                      prof_last_error());
             profiler_warn(profiler, &run->report, unified_attempt.failure);
         }
+    }
+    /* Under --cases a session an earlier case opened is closed before a case that reads no
+     * counters: its launches run, and are timed, as they would in a process of their own,
+     * with no profiler attached. */
+    if (!wants_perfworks && profiler->session != NULL) {
+        prof_close(profiler->session);
+        profiler->session = NULL;
     }
     if (!wants_perfworks)
         return RUN_GOES_ON;

@@ -192,12 +192,13 @@ expect_runs() { # NAME, PATH (together|isolated), the runs expected, one a line
     fail "$1, $2: not the runs expected: $(cat "$work/$1.$2.runs.diff")"
 }
 
-# Right everywhere: one process of --model lines, one of the plain cases with the reference run
-# beside its case, one under memcheck with the tool's own check first.
+# Right everywhere: one process of --model lines, one of the plain cases (those that read no
+# counters first) with the reference run beside its case, one under memcheck with the tool's own
+# check first.
 grade_both right "right everywhere"
 expect_runs right together "cases 1" "n=4 model cases" \
   "cases 6" "n=1 submission cases" "n=2 submission cases" "n=3 submission cases" \
-  "n=4 submission cases" "n=5 submission cases" "n=5 reference cases" \
+  "n=5 submission cases" "n=5 reference cases" "n=4 submission cases" \
   "sanitizer memcheck cases" "cases 3" "n=6 reference cases" "n=6 submission cases" "n=7 submission cases"
 grep -q '^score: 7 / 7' "$work/right.together.txt" || fail "right: not 7 / 7: $(cat "$work/right.together.txt")"
 # What --isolate-cases runs: each a process of its own, the tool's check once, after the
@@ -213,8 +214,8 @@ expect_runs right isolated "n=1 submission alone" "n=2 submission alone" "n=3 su
 grade_both broken "CRASH HANG MEMORY_ERROR"
 expect_runs broken together "cases 1" "n=4 model cases" \
   "cases 6" "n=1 submission cases" "n=2 submission cases" \
-  "n=2 submission alone" "n=3 submission alone" "n=4 submission alone" "n=5 submission alone" \
-  "n=5 reference alone" \
+  "n=2 submission alone" "n=3 submission alone" "n=5 submission alone" "n=5 reference alone" \
+  "n=4 submission alone" \
   "sanitizer memcheck cases" "cases 3" "n=6 reference cases" "n=6 submission cases" "n=7 submission cases" \
   "sanitizer memcheck alone" "n=6 reference alone" \
   "sanitizer memcheck alone" "n=6 submission alone" "sanitizer memcheck alone" "n=7 submission alone"

@@ -870,13 +870,28 @@ static void grade_cases_together(session *grading, grade_result *result)
             items[count++] = (batch_item){result->cases[i].rubric_case, RUN_MODEL, &runs[i].model, 0};
     run_items(grading, items, count, NULL, NULL, what);
 
+    /* The cases that read no counters first (--metrics none): the program opens the
+     * profiler's session once, at the first case that reads them, and closes it at a case that
+     * does not, so this order opens it once. Each reference run stands after its case's. */
     count = 0;
+    for (int reads_counters = 0; reads_counters <= 1; reads_counters++) {
+        for (int i = 0; i < n; i++) {
+            const grading_case *rubric_case = result->cases[i].rubric_case;
+            const char *tool = NULL;
+            if (rubric_case_sanitizer(rubric_case, &tool) ||
+                (strstr(rubric_case->arguments, "--metrics none") == NULL) != reads_counters)
+                continue;
+            items[count++] = (batch_item){rubric_case, RUN_SUBMISSION, &runs[i].submission, 0};
+            if (rubric_case_needs_reference(rubric_case) && setup->have_reference)
+                items[count++] = (batch_item){rubric_case, RUN_REFERENCE, &runs[i].reference, 0};
+        }
+    }
+    /* A sanitizer case's reference runs (none in today's rubrics) come last. */
     for (int i = 0; i < n; i++) {
         const grading_case *rubric_case = result->cases[i].rubric_case;
         const char *tool = NULL;
-        if (!rubric_case_sanitizer(rubric_case, &tool))
-            items[count++] = (batch_item){rubric_case, RUN_SUBMISSION, &runs[i].submission, 0};
-        if (rubric_case_needs_reference(rubric_case) && setup->have_reference)
+        if (rubric_case_sanitizer(rubric_case, &tool) && rubric_case_needs_reference(rubric_case) &&
+            setup->have_reference)
             items[count++] = (batch_item){rubric_case, RUN_REFERENCE, &runs[i].reference, 0};
     }
     run_items(grading, items, count, NULL, &lock, what);
