@@ -71,8 +71,9 @@ static const char *kept_reason(const char *text)
  * L2 still holds dirty at the end. The harness's flush leaves the L2 full of clean lines before
  * every launch, and the kernel's lines (those its DRAM reads fill, and its output's) replace
  * them; measured on an H200 (gpu_facts.c):
- *   - while the kernel's lines fit in its traffic capacity (at least 0.7 of the L2), nothing
- *     dirty is evicted: outputs of up to 17.6 MB wrote 0 to 1.1% of their bytes;
+ *   - while the kernel's lines fit in its traffic capacity (at least half the L2), nothing
+ *     dirty is evicted: outputs of up to 17.6 MB wrote 0 to 1.1% of their bytes (a 32 MB
+ *     output, 0.51 of the L2, wrote 11%);
  *   - past it, the L2 keeps the last lines of the traffic, and of the output among them no more
  *     than 15.5 to 30 MB (a quarter to a half of the L2, as if it evicted dirty lines first once
  *     that many were dirty) and no more than the output's share of the lines times the

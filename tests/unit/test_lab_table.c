@@ -329,13 +329,13 @@ static void dram_reads_are_the_data_and_the_floor(void **state)
 }
 
 /* dram_write_bytes on an H200 (60 MiB of L2; it keeps 15.5 to 30 MB of an output dirty, within
- * traffic shares of 0.7 to 1.1 of the L2):
- *   16 MiB written, 16 MiB read: 32 MiB of lines, under 0.7 x 60 MiB: a residue, at most 5% of
+ * traffic shares of 0.5 to 1.1 of the L2):
+ *   12 MiB written, 12 MiB read: 24 MiB of lines, under 0.5 x 60 MiB: a residue, at most 5% of
  *   the output;
  *   256 MiB written and read: the output less 30 MB to less 15.5 MB;
  *   4 MiB written, 128 MiB of lines read (a float a line): the L2 keeps the output's share of
- *   its traffic capacity, 4/132 of 0.7 to 1.1 x 60 MiB;
- *   30 MiB written, 30 MiB read: 60 MiB, over 0.7 of the L2 and under 1.1: from none of it to
+ *   its traffic capacity, 4/132 of 0.5 to 1.1 x 60 MiB;
+ *   30 MiB written, 30 MiB read: 60 MiB, over 0.5 of the L2 and under 1.1: from none of it to
  *   the output less the 15.5 MB kept at least;
  * on a T4, not measured: the output less half its 4 MiB L2, to the output. */
 static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
@@ -344,17 +344,17 @@ static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
     const double mib = 1048576.0, l2 = 60 * mib;
     ml_prediction prediction = {0};
     ml_model_gpu_set(ml_gpu_facts_named("h200"));
-    ml_predict_dram_writes_after(&prediction, 16 * mib, 16 * mib);
+    ml_predict_dram_writes_after(&prediction, 12 * mib, 12 * mib);
     assert_near(prediction.low[0], 0);
-    assert_near(prediction.high[0], 0.05 * 16 * mib);
-    assert_near(prediction.against[0], 16 * mib);
+    assert_near(prediction.high[0], 0.05 * 12 * mib);
+    assert_near(prediction.against[0], 12 * mib);
     ml_predict_dram_writes(&prediction, 256 * mib);
     assert_near(prediction.low[1], 256 * mib - 30e6);
     assert_near(prediction.high[1], 256 * mib - 15.5e6);
     assert_near(prediction.against[1], 0);
     ml_predict_dram_writes_after(&prediction, 4 * mib, 128 * mib);
     assert_near(prediction.low[2], 4 * mib - 1.1 * l2 * 4 / 132);
-    assert_near(prediction.high[2], 4 * mib - 0.7 * l2 * 4 / 132);
+    assert_near(prediction.high[2], 4 * mib - 0.5 * l2 * 4 / 132);
     ml_predict_dram_writes_after(&prediction, 30 * mib, 30 * mib);
     assert_near(prediction.low[3], 0);
     assert_near(prediction.high[3], 30 * mib - 15.5e6);
