@@ -81,8 +81,8 @@ __device__ __forceinline__ void matmul_tiled(const float *M, const float *N, flo
         Ns[ty][tx] = (n_row < k && col < n) ? N[(size_t)n_row * n + col] : 0.0f;
         // END SOLUTION
         // BEGIN SOLUTION
-        // TODO: the tiles are complete only when every thread of the block has stored its
-        //       element: wait for that.
+        // TODO: the products below read elements of Ms and Ns that other threads stored. What
+        //       must be true before any thread reads them, and what makes it so?
         __syncthreads();
         // END SOLUTION
         // BEGIN SOLUTION

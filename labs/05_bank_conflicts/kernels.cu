@@ -86,8 +86,8 @@ extern "C" __global__ void transpose_padded_kernel(const float *__restrict__ in,
     int x = threadIdx.x;
     int tile_row = blockIdx.y * TILE, tile_col = blockIdx.x * TILE;
     // BEGIN SOLUTION
-    // TODO: declare the tile with one padding word at the end of each row, then fill and
-    //       empty it as transpose_shared does.
+    // TODO: transpose as transpose_shared does, through a tile whose column reads hit 32
+    //       different banks. How many words must a row of the tile hold for that, and why?
     __shared__ float tile[TILE][TILE + 1];
     for (int j = 0; j < TILE; j += BLOCK_ROWS) {
         int k = j + threadIdx.y;
