@@ -851,6 +851,8 @@ static void grade_cases_together(session *grading, grade_result *result)
 {
     const grading_setup *setup = grading->setup;
     int n = result->case_count;
+    if (n == 0)
+        return;
     case_runs *runs = calloc((size_t)n, sizeof *runs);
     batch_item *items = calloc((size_t)(2 * n + 1), sizeof *items);
     lab_run own = {0};
