@@ -42,7 +42,7 @@ typedef struct {
     const char *save_kernels_path;  /* --save-kernels: where the compiled fatbin goes */
     const ml_gpu_facts *model_gpu;  /* --gpu NAME (with --model): NULL for the default, the H100 */
     const char *gpu_profile_path;   /* --gpu-profile FILE (with --model): model_gpu is its facts */
-    int time_limit_s;               /* --time-limit S: the run is stopped (SIGALRM) after S s; 0 none */
+    int time_limit_s;               /* --time-limit S: SIGALRM stops the run after S s; 0: none */
     const char *cases_path;         /* --cases FILE */
 } ml_options;
 

@@ -1607,9 +1607,9 @@ static cJSON *status_json(const folder_status *status, int started)
     int graded = 0;
     for (int k = DONE_PASSED; k <= DONE_REFUSED; k++)
         graded += status->counts[k];
+    int done = started && status->left == 0 && status->counts[DONE_NOT_GRADED] == 0;
     int ok = object != NULL && cJSON_AddBoolToObject(object, "started", started) != NULL &&
-             cJSON_AddBoolToObject(object, "done", started && status->left == 0 &&
-                                                       status->counts[DONE_NOT_GRADED] == 0) != NULL &&
+             cJSON_AddBoolToObject(object, "done", done) != NULL &&
              cJSON_AddNumberToObject(object, "submissions", status->total) != NULL &&
              cJSON_AddNumberToObject(object, "graded", graded) != NULL;
     for (int k = 0; ok && k < DONE_KINDS; k++)

@@ -13,8 +13,9 @@
  *      lines of PROGRAM --cases (grade_cases_together), each run the batch did not finish as a
  *      process of its own, or every run alone (--isolate-cases: grade_cases_alone). A case
  *      that compares with the reference solution also runs PROGRAM ARGS (the program's own
- *      kernels: the instructor's solution); predictions come from PROGRAM ARGS --model. Each run's stdout and stderr are capped (a kernel's printf cannot fill the
- *      disk); its report is not. Every run's TMPDIR is SCRATCH/tmp, removed with the scratch
+ *      kernels: the instructor's solution); predictions come from PROGRAM ARGS --model.
+ *      Each run's stdout and stderr are capped (a kernel's printf cannot fill the disk); its
+ *      report is not. Every run's TMPDIR is SCRATCH/tmp, removed with the scratch
  *      directory;
  *   4. evaluate each case's checks (evaluate.c) into the result (results.h).
  * A host that can grade nothing (no GPU, counters not readable) stops the grading at once: the
@@ -394,9 +395,8 @@ typedef enum { RUN_SUBMISSION, RUN_REFERENCE, RUN_SANITIZER_CHECK, RUN_MODEL } r
 static const char *run_tool(const grading_case *one, run_kind kind)
 {
     const char *tool = NULL;
-    if ((kind == RUN_SUBMISSION || kind == RUN_SANITIZER_CHECK) && rubric_case_sanitizer(one, &tool))
-        return tool;
-    return NULL;
+    int under_tool = kind == RUN_SUBMISSION || kind == RUN_SANITIZER_CHECK;
+    return under_tool && rubric_case_sanitizer(one, &tool) ? tool : NULL;
 }
 
 /* compute-sanitizer's words before the program: its verdict is its exit status, never a line
@@ -869,7 +869,8 @@ static void grade_cases_together(session *grading, grade_result *result)
     int count = 0;
     for (int i = 0; i < n; i++)
         if (rubric_case_needs_model(result->cases[i].rubric_case))
-            items[count++] = (batch_item){result->cases[i].rubric_case, RUN_MODEL, &runs[i].model, 0};
+            items[count++] =
+                (batch_item){result->cases[i].rubric_case, RUN_MODEL, &runs[i].model, 0};
     run_items(grading, items, count, NULL, NULL, what);
 
     /* The cases that read no counters first (--metrics none): the program opens the
@@ -928,7 +929,8 @@ static void grade_cases_together(session *grading, grade_result *result)
             cannot_grade_no_device(result, &these->submission);
             break;
         }
-        if (these->submission.sanitizer != NULL && !sanitizer_checked(these->submission.sanitizer)) {
+        const char *tool = these->submission.sanitizer;
+        if (tool != NULL && !sanitizer_checked(tool)) {
             gpu_lock_take(&lock, what, stderr);
             apply_sanitizer_check(grading, one->rubric_case, &these->submission);
             gpu_lock_release(&lock);
