@@ -442,16 +442,17 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Runs lab 04's copy at `count` rising sizes (n: floats each way) with its DRAM counters, and
- * returns the report (the caller deletes it), or NULL having said why. */
+/* Runs a variant of lab 04 (coalesced: the copy) at `count` rising sizes (n: floats written)
+ * with its DRAM counters, and returns the report (the caller deletes it), or NULL having said
+ * why. */
 static cJSON *run_copies(const calibrate_options *options, const char *scratch,
-                         const double *floats, int count)
+                         const char *variant, const double *floats, int count)
 {
     char sweep[2048] = "n=";
     for (int i = 0; i < count; i++)
         snprintf(sweep + strlen(sweep), sizeof sweep - strlen(sweep), "%s%.0f", i > 0 ? "," : "",
                  floats[i]);
-    const char *arguments[] = {"--variant", "coalesced", "--reps", "1", "--warmup", "0",
+    const char *arguments[] = {"--variant", variant, "--reps", "1", "--warmup", "0",
                                "--metrics", "dram_read_bytes,dram_write_bytes", "--sweep", sweep,
                                NULL};
     return run_lab(options, scratch, "coalescing", arguments);
@@ -465,7 +466,7 @@ static int measure_floor(const calibrate_options *options, const char *scratch,
     double floats[FLOOR_SIZES], samples[FLOOR_SIZES];
     for (int i = 0; i < FLOOR_SIZES; i++)
         floats[i] = 256.0 * (1 << i);
-    cJSON *report = run_copies(options, scratch, floats, FLOOR_SIZES);
+    cJSON *report = run_copies(options, scratch, "coalesced", floats, FLOOR_SIZES);
     if (report == NULL)
         return EXIT_MEASUREMENT;
     int count = 0;
@@ -493,11 +494,44 @@ static int measure_floor(const calibrate_options *options, const char *scratch,
     return 0;
 }
 
+/* The least share of the L2 that a kernel's traffic (the lines it reads and writes) can pass
+ * before the L2 writes any of its output back: of runs of `variant` whose traffic is 0.3, 0.4,
+ * ... 1.0 of the L2, the largest share up to which each wrote at most 5% of its output (0 if
+ * none did, -1 without counters). traffic_bytes_per_float: what a float written passes. */
+static double clean_traffic_share(const calibrate_options *options, const char *scratch,
+                                  const char *variant, double traffic_bytes_per_float,
+                                  double l2_bytes)
+{
+    double floats[TRAFFIC_STEPS];
+    for (int step = 0; step < TRAFFIC_STEPS; step++)
+        floats[step] = floor((0.3 + 0.1 * step) * l2_bytes / traffic_bytes_per_float / 32) * 32;
+    cJSON *report = run_copies(options, scratch, variant, floats, TRAFFIC_STEPS);
+    if (report == NULL)
+        return -1;
+    double share = 0;
+    int step = 0, clean = 1;
+    const cJSON *record;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        if (step >= TRAFFIC_STEPS)
+            break;
+        double written = measured_metric(record, "dram_write_bytes");
+        if (!isfinite(written))
+            share = -1;
+        clean = clean && share >= 0 && written <= 0.05 * floats[step] * 4;
+        if (clean)
+            share = 0.3 + 0.1 * step;
+        step++;
+    }
+    cJSON_Delete(report);
+    return share;
+}
+
 /* The dirty L2: copies of 1.5 to 4 L2s of output leave output - dram_write_bytes of it in the
- * L2; from the least to the most, DIRTY_MARGIN wider. The traffic: a copy whose reads and writes
- * fit in the L2's traffic capacity writes almost nothing (at most 5% of its output); of copies
- * passing 0.3, 0.4, ... 1.0 of the L2, the largest share up to which all did is the low end, and
- * the high end is 0.4 more (the width measured on the H100 and H200, assumed). */
+ * L2; from the least to the most, DIRTY_MARGIN wider. The traffic: the least clean share of the
+ * copy (8 bytes a float: read and written) and of the broadcast (out[i] = in[i / 32]: 4 bytes a
+ * float and a 32nd of that read; on the H200 a broadcast at 0.51 of the L2 wrote 11% of its
+ * output back, where copies up to 0.7 wrote none) is the low end, and the high end is 0.6 more
+ * (the width measured on the H100 and H200, 0.5 to 1.1, assumed). */
 static int measure_dirty(const calibrate_options *options, const char *scratch, double l2_bytes,
                          launch_figures *figures)
 {
@@ -505,7 +539,7 @@ static int measure_dirty(const calibrate_options *options, const char *scratch, 
     double floats[4];
     for (int i = 0; i < 4; i++)
         floats[i] = floor(output_l2s[i] * l2_bytes / 64) * 16;
-    cJSON *report = run_copies(options, scratch, floats, 4);
+    cJSON *report = run_copies(options, scratch, "coalesced", floats, 4);
     if (report == NULL)
         return EXIT_MEASUREMENT;
     double least = INFINITY, most = 0;
@@ -529,32 +563,18 @@ static int measure_dirty(const calibrate_options *options, const char *scratch, 
              "lab 04's copies of 1.5, 2, 3 and 4 L2s of output left %.1f to %.1f MB of it in the "
              "L2 (output - dram_write_bytes), a quarter wider each way", least / 1e6, most / 1e6);
 
-    double traffic_floats[TRAFFIC_STEPS];
-    for (int step = 0; step < TRAFFIC_STEPS; step++)    /* reads and writes: 8 bytes a float */
-        traffic_floats[step] = floor((0.3 + 0.1 * step) * l2_bytes / 128) * 16;
-    report = run_copies(options, scratch, traffic_floats, TRAFFIC_STEPS);
-    if (report == NULL)
-        return EXIT_MEASUREMENT;
-    double clean_share = 0;
-    int step = 0, clean = 1;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
-        if (step >= TRAFFIC_STEPS)
-            break;
-        double written = measured_metric(record, "dram_write_bytes");
-        clean = clean && written <= 0.05 * traffic_floats[step] * 4;
-        if (clean)
-            clean_share = 0.3 + 0.1 * step;
-        step++;
-    }
-    cJSON_Delete(report);
-    if (clean_share == 0)
-        return 0;   /* not even 0.3 of the L2 stays: leave the dirty L2 unmeasured */
-    figures->traffic_low = clean_share;
-    figures->traffic_high = clean_share + 0.4;
+    double copy_share = clean_traffic_share(options, scratch, "coalesced", 8, l2_bytes);
+    double broadcast_share = clean_traffic_share(options, scratch, "broadcast", 4 + 4.0 / 32,
+                                                 l2_bytes);
+    if (copy_share <= 0 || broadcast_share <= 0)
+        return 0;   /* no counters, or not even 0.3 of the L2 passes: the dirty L2 unmeasured */
+    figures->traffic_low = fmin(copy_share, broadcast_share);
+    figures->traffic_high = figures->traffic_low + 0.6;
     snprintf(figures->traffic_how, sizeof figures->traffic_how,
-             "lab 04's copies whose reads and writes pass up to %.1f of the L2 wrote at most 5%% "
-             "of their output (0.3 to 1.0 tried): the low end; the high end 0.4 more, as on the "
-             "H100 and H200 (assumed)", clean_share);
+             "lab 04's copies wrote at most 5%% of their output while their reads and writes "
+             "passed up to %.1f of the L2, its broadcasts up to %.1f (0.3 to 1.0 tried): the "
+             "least is the low end; the high end 0.6 more, as on the H100 and H200 (assumed)",
+             copy_share, broadcast_share);
     figures->dirty_measured = 1;
     printf("  dirty L2: %.1f to %.1f MB kept; traffic %.1f to %.1f of the L2\n",
            figures->dirty_low / 1e6, figures->dirty_high / 1e6, figures->traffic_low,
