@@ -107,8 +107,10 @@ static int measurement_failed(const char *format, ...)
 
 /* ---- the device ------------------------------------------------------------------------------ */
 
-/* The NVIDIA driver's version, as /proc/driver/nvidia/version gives it ("580.95.05"), or the CUDA
- * version the driver supports where that file is not there. */
+/* The NVIDIA driver's version, as /proc/driver/nvidia/version gives it ("580.95.05": the first
+ * word after "Kernel Module" that starts with a digit, since the open module's line reads
+ * "Open Kernel Module for x86_64  580.159.04"), or the CUDA version the driver supports where
+ * that file is not there. */
 static void driver_version(char *text, size_t size)
 {
     FILE *file = fopen("/proc/driver/nvidia/version", "r");
@@ -119,13 +121,20 @@ static void driver_version(char *text, size_t size)
         fclose(file);
     }
     const char *module = strstr(line, "Kernel Module");
-    char version[64] = "";
-    if (module != NULL && sscanf(module + strlen("Kernel Module"), " %63s", version) == 1) {
-        snprintf(text, size, "%s", version);
-        return;
+    char version[64];
+    int used = 0;
+    for (const char *word = module != NULL ? module + strlen("Kernel Module") : "";
+         sscanf(word, " %63s%n", version, &used) == 1; word += used) {
+        if (version[0] >= '0' && version[0] <= '9' && strchr(version, '.') != NULL) {
+            snprintf(text, size, "%s", version);
+            return;
+        }
     }
     int cuda = 0;
-    cudaDriverGetVersion(&cuda);
+    if (cudaDriverGetVersion(&cuda) != cudaSuccess || cuda <= 0) {
+        snprintf(text, size, "not known");
+        return;
+    }
     snprintf(text, size, "a driver for CUDA %d.%d", cuda / 1000, cuda % 1000 / 10);
 }
 
