@@ -71,10 +71,12 @@ static void *keep_buffer(ml_problem *problem, void *pointer, int kind)
     return pointer;
 }
 
-/* The guards' values come from the OS's random source: no kernel can know or recompute them,
- * so no stray store can happen to write what was there. */
-static void fill_secret(unsigned char *bytes, size_t count)
+/* The guards' values (and the harness's secret seeds and check positions) come from the OS's
+ * random source: no kernel can know or recompute them, so no stray store can happen to write
+ * what was there. */
+void ml_secret_random(void *buffer, size_t count)
 {
+    unsigned char *bytes = (unsigned char *)buffer;
     while (count > 0) {
         ssize_t got = getrandom(bytes, count, 0);
         if (got < 0 && errno == EINTR)
@@ -93,7 +95,7 @@ void *ml_device_buffer(ml_problem *problem, size_t bytes)
 {
     unsigned char *base = (unsigned char *)ml_device_alloc(bytes + 2 * ML_GUARD_BYTES);
     unsigned char *expected = (unsigned char *)ml_host_alloc(2 * ML_GUARD_BYTES);
-    fill_secret(expected, 2 * ML_GUARD_BYTES);
+    ml_secret_random(expected, 2 * ML_GUARD_BYTES);
     ML_CUDA_CHECK(cudaMemcpy(base, expected, ML_GUARD_BYTES, cudaMemcpyHostToDevice));
     ML_CUDA_CHECK(cudaMemcpy(base + ML_GUARD_BYTES + bytes, expected + ML_GUARD_BYTES,
                              ML_GUARD_BYTES, cudaMemcpyHostToDevice));

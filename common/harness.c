@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -278,31 +277,13 @@ static void poison_output(const ml_problem *problem)
         ML_CUDA_CHECK(cudaMemset(problem->cycles, 0, sizeof *problem->cycles));
 }
 
-/* Bytes from the OS's random source: what no kernel can read, recompute or guess. */
-static void secret_random(void *buffer, size_t bytes)
-{
-    unsigned char *cursor = buffer;
-    while (bytes > 0) {
-        ssize_t got = getrandom(cursor, bytes, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            fprintf(stderr, "memlab: the OS's random source failed (getrandom: %s)\n",
-                    strerror(errno));
-            exit(ML_EXIT_LAB_ERROR);
-        }
-        cursor += got;
-        bytes -= (size_t)got;
-    }
-}
-
 /* Before every timed and profiled launch: inputs made from a secret seed, so that no launch sees
  * inputs an earlier one saw (a result computed once and replayed is wrong) and no kernel can
  * know them in advance. */
 static void refresh_inputs(ml_problem *problem)
 {
     uint64_t seed;
-    secret_random(&seed, sizeof seed);
+    ml_secret_random(&seed, sizeof seed);
     problem->seed = seed;
     problem->variant->family->fill_inputs(problem);
 }
@@ -339,7 +320,7 @@ static void check_random_positions(const ml_problem *problem, host_staging *stag
             staging->position[i] = i;
     } else {
         uint64_t draw[ML_RANDOM_CHECKS];
-        secret_random(draw, checked * sizeof draw[0]);
+        ml_secret_random(draw, checked * sizeof draw[0]);
         /* The modulo's bias is below count / 2^64: nothing a kernel could use. */
         for (size_t i = 0; i < checked; i++)
             staging->position[i] = (size_t)(draw[i] % count);

@@ -373,6 +373,9 @@ void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, do
 void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
                               double tolerance);
 /* Memory that is not one run's: the harness's own, and a lab's temporaries. */
+/* Bytes from the OS's random source (getrandom), which no kernel can read, recompute or guess:
+ * guards, secret seeds, check positions. Exits ML_EXIT_LAB_ERROR if the source fails. */
+void ml_secret_random(void *buffer, size_t count);
 void *ml_device_alloc(size_t bytes);
 void ml_device_free(void *pointer);
 void *ml_host_alloc(size_t bytes);
