@@ -95,6 +95,8 @@ for lab in coalescing shared_tiling; do
           status=1
         fi
         seconds_of "$start" "$end" >"$out.seconds"
+        # Each measurement as it ends, so that a run cut short by a time limit still tells.
+        echo "grade_paths_bench: one $lab $plant, $path, run $r: $(cat "$out.seconds") s" >&2
       done
     done
   done
@@ -124,6 +126,7 @@ class_run() { # OUT, PATH, CLASS, LAB, options...
     status=1
   fi
   seconds_of "$start" "$end" >"$out.seconds"
+  echo "grade_paths_bench: $(basename "$out") ($lab, $path $*): $(cat "$out.seconds") s" >&2
 }
 for path in "${paths[@]}"; do class_run "$work/class1-$path" "$path" "$work/class" coalescing; done
 if ((gpu_count >= 2)); then
