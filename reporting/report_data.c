@@ -53,6 +53,21 @@ char *rd_read_text(const char *path)
     return text;
 }
 
+const char *rd_text_tail(const char *text, int lines)
+{
+    size_t used = strlen(text);
+    if (lines <= 0 || used == 0)
+        return text;
+    size_t position = used - (text[used - 1] == '\n');
+    int seen = 0;
+    while (position > 0) {
+        if (text[position - 1] == '\n' && ++seen == lines)
+            break;
+        position--;
+    }
+    return text + position;
+}
+
 static const cJSON *member(const cJSON *object, const char *name)
 {
     return cJSON_GetObjectItemCaseSensitive(object, name);

@@ -19,6 +19,8 @@
 
 /* The whole file as a string (free it), or NULL when it cannot be read. */
 char *rd_read_text(const char *path);
+/* Where text's last `lines` lines start (all of it for lines <= 0): a log's end. */
+const char *rd_text_tail(const char *text, int lines);
 
 /* Reads and checks one report: an object with a "lab" string and a "records" array whose
  * records have a "variant" string and a "params" object. Returns NULL, with a one-line reason

@@ -80,6 +80,40 @@ else
   fail "$program --model --format html failed: $(cat "$work/err")"
 fi
 
+# A run that failed (runs.tsv: a non-zero exit status): its lab's section names it with the end
+# of its log, the top links to it; a demo whose only run failed, with no report, still gets a
+# page that says so.
+if [[ -s $demo/data/runs.tsv ]]; then
+  mkdir -p "$work/failed/data"
+  cp "$demo"/data/* "$work/failed/data/"
+  IFS=$'\t' read -r program_failed run_failed _ <"$work/failed/data/runs.tsv"
+  awk -F'\t' -v OFS='\t' 'NR == 1 { $3 = 4 } { print }' "$demo/data/runs.tsv" >"$work/failed/data/runs.tsv"
+  printf 'the first line\nmemlab: an illegal memory access <was> encountered\n' \
+    >"$work/failed/data/$program_failed-$run_failed.log"
+  if "$tool" html "$work/failed" --root "$root" 2>"$work/err"; then
+    grep -q "failed (exit status 4)</h3>" "$work/failed/report.html" ||
+      fail "report.html does not say the failed run's exit status"
+    grep -qF 'memlab: an illegal memory access &lt;was&gt; encountered' "$work/failed/report.html" ||
+      fail "report.html does not show the end of the failed run's log, escaped"
+    grep -q '<b>1 run failed:</b> <a href="#failed-0">' "$work/failed/report.html" ||
+      fail "report.html's top does not link the failed run"
+  else
+    fail "html of a demo with a failed run: $(cat "$work/err")"
+  fi
+  mkdir -p "$work/all-failed/data"
+  head -n 1 "$work/failed/data/runs.tsv" >"$work/all-failed/data/runs.tsv"
+  cp "$work/failed/data/$program_failed-$run_failed.log" "$work/all-failed/data/"
+  if "$tool" html "$work/all-failed" --root "$root" 2>"$work/err"; then
+    grep -q '<b>No run wrote a report.</b>' "$work/all-failed/report.html" &&
+      grep -q "failed (exit status 4)</h3>" "$work/all-failed/report.html" ||
+      fail "the page of a demo whose only run failed does not say so"
+  else
+    fail "html of a demo whose only run failed: $(cat "$work/err")"
+  fi
+else
+  fail "no $demo/data/runs.tsv: the demo wrote none"
+fi
+
 if [[ $failures -gt 0 ]]; then
   echo "$failures failures"
   exit 1

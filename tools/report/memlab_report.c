@@ -564,18 +564,7 @@ static void copy_text(const char *path, FILE *stream, int lines)
     char *text = rd_read_text(path);
     if (text == NULL)
         return;
-    size_t used = strlen(text), start = 0;
-    if (lines > 0 && used > 0) {
-        size_t position = used - (text[used - 1] == '\n');
-        int seen = 0;
-        while (position > 0) {
-            if (text[position - 1] == '\n' && ++seen == lines)
-                break;
-            position--;
-        }
-        start = position;
-    }
-    fputs(text + start, stream);
+    fputs(rd_text_tail(text, lines), stream);
     free(text);
 }
 
@@ -875,7 +864,22 @@ static int html_command(int argc, char **argv)
         (status = read_runs(out, &data)) != EXIT_SUCCESS)
         return status;
     read_reports(folder, &data);
-    if (data.report_count == 0)
+    static html_failure failures[MAX_RUNS];
+    static char log_paths[MAX_RUNS][PATH_SIZE + 128];
+    int failure_count = 0;
+    for (int k = 0; k < data.run_count; k++) {
+        const demo_run *run = &data.runs[k];
+        if (run->status == 0)
+            continue;
+        snprintf(log_paths[failure_count], sizeof log_paths[0], "%s/%s-%d.log", folder,
+                 run->program, run->run);
+        failures[failure_count] = (html_failure){.program = run->program,
+                                                 .arguments = run->arguments,
+                                                 .status = run->status,
+                                                 .log_path = log_paths[failure_count]};
+        failure_count++;
+    }
+    if (data.report_count == 0 && failure_count == 0)
         return usage_error("html: no report in ", folder);
 
     static html_lab labs[MAX_LABS];
@@ -902,7 +906,8 @@ static int html_command(int argc, char **argv)
     FILE *stream = fopen(out_path, "w");
     if (stream == NULL)
         return usage_error("html: cannot write ", out_path);
-    write_report_html(labs, data.lab_count, runs, data.report_count, stream);
+    write_report_html(labs, data.lab_count, runs, data.report_count, failures, failure_count,
+                      stream);
     for (int i = 0; i < data.report_count; i++)
         cJSON_Delete(data.reports[i]);
     if (fclose(stream) != 0)

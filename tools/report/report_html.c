@@ -92,9 +92,34 @@ static int charts_of(const cJSON *report)
     return charts;
 }
 
+/* The lines of a failed run's log the page shows: as many as report.md's. */
+#define FAILED_LOG_LINES 20
+
+/* A run that failed: what ran, its exit status and the end of its log. */
+static void write_failure(const html_failure *failure, int index, FILE *stream)
+{
+    fprintf(stream, "<h3 id=\"failed-%d\"><code>", index);
+    rd_html_escape(failure->program, stream);
+    if (failure->arguments[0] != '\0')
+        fputc(' ', stream);
+    rd_html_escape(failure->arguments, stream);
+    fprintf(stream, "</code>: failed (exit status %d)</h3>\n", failure->status);
+    char *log = rd_read_text(failure->log_path);
+    if (log == NULL) {
+        fprintf(stream, "<p>Its log could not be read.</p>\n");
+        return;
+    }
+    fprintf(stream, "<p>The end of its stderr:</p>\n<pre>");
+    rd_html_escape(rd_text_tail(log, FAILED_LOG_LINES), stream);
+    fprintf(stream, "</pre>\n");
+    free(log);
+}
+
 /* A lab's section: its title and demo.md, each run's charts (the headline run's shown, the
- * others' folded), tables and time, then the plots of every run of the lab. */
-static void write_lab(const html_lab *lab, const html_run *runs, int run_count, FILE *stream)
+ * others' folded), tables and time, the runs that failed, then the plots of every run of the
+ * lab. */
+static void write_lab(const html_lab *lab, const html_run *runs, int run_count,
+                      const html_failure *failures, int failure_count, FILE *stream)
 {
     fprintf(stream, "<h2 id=\"");
     rd_html_escape(lab->program, stream);
@@ -122,6 +147,9 @@ static void write_lab(const html_lab *lab, const html_run *runs, int run_count, 
         rd_html_tables(run->report, stream);
         rd_html_seconds(run->report, stream);
     }
+    for (int f = 0; f < failure_count; f++)
+        if (strcmp(failures[f].program, lab->program) == 0)
+            write_failure(&failures[f], f, stream);
     char plots[PATH_SIZE];
     snprintf(plots, sizeof plots, "%s/plots", lab->directory);
     if (lab_report_count > 0)
@@ -129,14 +157,16 @@ static void write_lab(const html_lab *lab, const html_run *runs, int run_count, 
 }
 
 void write_report_html(const html_lab *labs, int lab_count, const html_run *runs, int run_count,
-                       FILE *stream)
+                       const html_failure *failures, int failure_count, FILE *stream)
 {
     rd_html_begin("memlab report", stream);
     fprintf(stream, "<h1>memlab report</h1>\n");
     const char *gpu = NULL;
     for (int r = 0; r < run_count && gpu == NULL; r++)
         gpu = rd_device_name(runs[r].report);
-    if (gpu != NULL) {
+    if (run_count == 0) {
+        fprintf(stream, "<p><b>No run wrote a report.</b></p>\n");
+    } else if (gpu != NULL) {
         fprintf(stream, "<p>Measured on <b>");
         rd_html_escape(gpu, stream);
         fprintf(stream, "</b>. Each chart puts the hardware counters (CUPTI) beside the access "
@@ -153,6 +183,15 @@ void write_report_html(const html_lab *labs, int lab_count, const html_run *runs
         reports[r] = runs[r].report;
         ids[r] = runs[r].id;
     }
+    if (failure_count > 0) {
+        fprintf(stream, "<p><b>%d run%s failed:</b>", failure_count, failure_count == 1 ? "" : "s");
+        for (int f = 0; f < failure_count; f++) {
+            fprintf(stream, "%s <a href=\"#failed-%d\"><code>", f == 0 ? "" : ",", f);
+            rd_html_escape(failures[f].program, stream);
+            fprintf(stream, "</code></a>");
+        }
+        fprintf(stream, " (each lab's section shows the end of its log).</p>\n");
+    }
     rd_html_census(reports, ids, count, stream);
     rd_html_verdict_key(stream);
 
@@ -166,6 +205,6 @@ void write_report_html(const html_lab *labs, int lab_count, const html_run *runs
     }
     fprintf(stream, "</ul>\n</nav>\n");
     for (int l = 0; l < lab_count; l++)
-        write_lab(&labs[l], runs, run_count, stream);
+        write_lab(&labs[l], runs, run_count, failures, failure_count, stream);
     rd_html_end(stream);
 }

@@ -21,9 +21,18 @@ typedef struct {
     const char *arguments;      /* the run's arguments (runs.tsv), or NULL where unknown */
 } html_run;
 
+/* A run of the demo that failed (runs.tsv: a non-zero exit status): its lab's section says so,
+ * with the end of its log. */
+typedef struct {
+    const char *program;
+    const char *arguments;
+    int status;
+    const char *log_path;       /* DIR/data/PROGRAM-N.log */
+} html_failure;
+
 /* The page: the labs in order, the runs in name order (a lab's first run is its headline:
- * its charts are shown, the other runs' folded). */
+ * its charts are shown, the other runs' folded), and the runs that failed. */
 void write_report_html(const html_lab *labs, int lab_count, const html_run *runs, int run_count,
-                       FILE *stream);
+                       const html_failure *failures, int failure_count, FILE *stream);
 
 #endif
