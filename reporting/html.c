@@ -11,6 +11,7 @@
 #include "memory_chart.h"
 #include "render.h"
 #include "report_data.h"
+#include "svg_plot.h"
 
 void rd_html_escape(const char *text, FILE *stream)
 {
@@ -261,7 +262,7 @@ void rd_html_census(const cJSON *const *reports, const char *const *ids, int rep
     free(text);
 }
 
-void rd_write_html(const cJSON *report, FILE *stream)
+void rd_write_html(const cJSON *report, const char *plots_directory, FILE *stream)
 {
     const char *title = rd_title(report);
     rd_html_begin(title, stream);
@@ -279,6 +280,8 @@ void rd_write_html(const cJSON *report, FILE *stream)
     rd_html_census(&report, &id, 1, stream);
     rd_html_verdict_key(stream);
     rd_html_charts(report, id, stream);
+    if (plots_directory != NULL)
+        write_lab_plots(plots_directory, id, &report, 1, stream);
     rd_html_tables(report, stream);
     rd_html_seconds(report, stream);
     rd_html_end(stream);

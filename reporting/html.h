@@ -39,7 +39,8 @@ void rd_html_census(const cJSON *const *reports, const char *const *ids, int rep
 void rd_html_verdict_key(FILE *stream);
 
 /* The whole page for one run (a lab program's --format html): the facts, the census, the
- * charts, the tables and the time. */
-void rd_write_html(const cJSON *report, FILE *stream);
+ * charts, the plots of plots_directory's files (none where it is NULL), the tables and the
+ * time. */
+void rd_write_html(const cJSON *report, const char *plots_directory, FILE *stream);
 
 #endif

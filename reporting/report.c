@@ -9,6 +9,7 @@
 #include "render.h"
 #include "report_data.h"
 
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -472,12 +473,44 @@ int ml_report_json(const ml_report *report, FILE *stream)
     return 0;
 }
 
+/* The lab's plot files: labs/NN_PROGRAM/plots in the source tree the program was built from
+ * (MEMLAB_SOURCE_DIR, set by CMake and Makefile.labs). 0 where that tree is not here (a program
+ * copied elsewhere): its page then has no plots. */
+static int find_plots(const char *program, char *path, size_t size)
+{
+#ifdef MEMLAB_SOURCE_DIR
+    char labs[4096];
+    snprintf(labs, sizeof labs, "%s/labs", MEMLAB_SOURCE_DIR);
+    DIR *folder = opendir(labs);
+    if (folder == NULL)
+        return 0;
+    int found = 0;
+    for (struct dirent *entry = readdir(folder); entry != NULL && !found; entry = readdir(folder)) {
+        const char *name = entry->d_name;
+        /* NN_PROGRAM: two digits, an underscore, the program's name. */
+        found = name[0] >= '0' && name[0] <= '9' && name[1] >= '0' && name[1] <= '9' &&
+                name[2] == '_' && strcmp(name + 3, program) == 0;
+        if (found)
+            snprintf(path, size, "%s/%s/plots", labs, name);
+    }
+    closedir(folder);
+    return found;
+#else
+    (void)program;
+    (void)path;
+    (void)size;
+    return 0;
+#endif
+}
+
 int ml_report_html(const ml_report *report, FILE *stream)
 {
     cJSON *root = json_report(report);
     if (root == NULL)
         return -1;
-    rd_write_html(root, stream);
+    char plots[4400];
+    rd_write_html(root, find_plots(report->lab->program, plots, sizeof plots) ? plots : NULL,
+                  stream);
     cJSON_Delete(root);
     return 0;
 }

@@ -119,7 +119,7 @@ static void chart_escapes_report_text(void **state)
         fail_msg("%s", error);
     captured out;
     capture(&out);
-    rd_write_html(report, out.stream);
+    rd_write_html(report, NULL, out.stream);
     char *page = captured_text(&out);
     assert_non_null(strstr(page, "evil&lt;&amp;&quot;&gt;"));
     assert_non_null(strstr(page, "n&lt;&amp;&quot;&gt;=4"));

@@ -68,7 +68,8 @@ else
     fail "report.html has a script or a link out: $(grep -o '<script\|https\?://[a-z][^"]*' "$page" | sort -u | head -3)"
 fi
 
-# A lab program's --format html: one run's page, a chart per record.
+# A lab program's --format html: one run's page, a chart per record, and the lab's plots drawn
+# from its sweep (the program finds labs/04_coalescing/plots in the tree it was built from).
 if "$program" --model --variant strided --sweep stride=1,4 --n 1048576 --format html \
   >"$work/one.html" 2>"$work/err"; then
   head -n 1 "$work/one.html" | grep -qx '<!DOCTYPE html>' || fail "--format html does not write a page"
@@ -76,6 +77,8 @@ if "$program" --model --variant strided --sweep stride=1,4 --n 1048576 --format 
     fail "--format html of two records drew $(charts_of "$work/one.html") charts"
   grep -q 'data-alias="gld_efficiency" data-kind="predicted">25<' "$work/one.html" ||
     fail "--format html: stride 4's predicted load efficiency, 25, is not on its chart"
+  grep -q '<figure class="plot">' "$work/one.html" ||
+    fail "--format html of a stride sweep drew no plot of the lab's"
 else
   fail "$program --model --format html failed: $(cat "$work/err")"
 fi

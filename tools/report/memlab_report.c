@@ -82,19 +82,6 @@ static int usage_error(const char *message, const char *detail)
     return EXIT_USAGE;
 }
 
-/* Splits a comma-separated list in place into names (empty names are dropped); returns how
- * many, or -1 if more than max. */
-static int split_list(char *list, const char **names, int max)
-{
-    int count = 0;
-    for (char *name = strtok(list, ","); name != NULL; name = strtok(NULL, ",")) {
-        if (count == max)
-            return -1;
-        names[count++] = name;
-    }
-    return count;
-}
-
 /* The one report a command takes (csv, markdown, title, seconds). Returns 0 with *report set, or an exit status. */
 static int load_one_report(const char *command, int argc, char **argv, cJSON **report)
 {
@@ -133,46 +120,14 @@ typedef struct {
     int report_count;
 } report_request;
 
-int parse_query(int argc, char **argv, rd_query *query, const char **out_path)
+/* rd_parse_query, its reason on stderr as memlab_report's one line (exit status 2). */
+static int parse_query(int argc, char **argv, rd_query *query, const char **out_path)
 {
-    memset(query, 0, sizeof *query);
-    *out_path = NULL;
-    for (int i = 0; i < argc; i++) {
-        const char *option = argv[i];
-        if (option[0] != '-')
-            return i;
-        if (i + 1 == argc)
-            return usage_error(option, " needs a value"), -1;
-        char *value = argv[++i];
-        if (strcmp(option, "--lab") == 0) {
-            query->lab = value;
-        } else if (strcmp(option, "--x") == 0) {
-            query->x = value;
-        } else if (strcmp(option, "--out") == 0) {
-            *out_path = value;
-        } else if (strcmp(option, "--variant") == 0 || strcmp(option, "--variants") == 0) {
-            query->variant_count = split_list(value, query->variant, RD_MAX_VARIANTS);
-            if (query->variant_count <= 0)
-                return usage_error(option, ": a list of at most 16 variant names"), -1;
-        } else if (strcmp(option, "--columns") == 0) {
-            query->column_count = split_list(value, query->column, RD_MAX_COLUMNS);
-            if (query->column_count <= 0)
-                return usage_error("--columns: a list of at most 16 names", ""), -1;
-        } else if (strcmp(option, "--where") == 0) {
-            char *equals = strchr(value, '=');
-            if (equals == NULL || equals == value || equals[1] == '\0')
-                return usage_error("--where takes PARAM=VALUE or PARAM=max, not ", value), -1;
-            if (query->where_count == RD_MAX_WHERE)
-                return usage_error("too many --where", ""), -1;
-            *equals = '\0';
-            query->where_param[query->where_count] = value;
-            query->where_value[query->where_count] = equals + 1;
-            query->where_count++;
-        } else {
-            return usage_error("unknown option ", option), -1;
-        }
-    }
-    return argc;
+    char error[ERROR_SIZE];
+    int first = rd_parse_query(argc, argv, query, out_path, error, sizeof error);
+    if (first < 0)
+        usage_error(error, "");
+    return first;
 }
 
 /* Parses the options of device, series and bars and loads the reports. Returns 0 or an exit

@@ -109,7 +109,8 @@ static bool read_data_line(char *line, const char *program, const cJSON *const *
     bool bars = strcmp(argv[0], "bars") == 0;
     rd_query query;
     const char *out_path;
-    if (parse_query(argc - 1, argv + 1, &query, &out_path) != argc - 1)
+    char error[256];
+    if (rd_parse_query(argc - 1, argv + 1, &query, &out_path, error, sizeof error) != argc - 1)
         return false;
     query.lab = program;
 

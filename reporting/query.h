@@ -6,10 +6,13 @@
 
 #include "report_data.h"
 
+#include <stddef.h>
+
 /* Parses --lab, --x, --variant(s), --columns, --where and --out from the front of argv (in
  * place: lists are split in argv's own strings) into query and out_path. Returns the index of
- * the first argument that is not an option (argc when none is), or -1 after printing one line
- * on stderr for a bad option. */
-int parse_query(int argc, char **argv, rd_query *query, const char **out_path);
+ * the first argument that is not an option (argc when none is), or -1 with a one-line reason in
+ * error for a bad option. */
+int rd_parse_query(int argc, char **argv, rd_query *query, const char **out_path, char *error,
+                   size_t error_size);
 
 #endif
