@@ -679,6 +679,32 @@ static void no_device_scores_nothing_and_says_why_once(void **state)
     free(text);
 }
 
+/* Without a GPU, the instructor's grading tells the student to tell their instructor; a
+ * student's own check in a student pack (self_check) points to a machine that can grade it. */
+static void a_self_check_without_a_gpu_names_what_would_grade_it(void **state)
+{
+    (void)state;
+    graded g;
+    for (int self_check = 0; self_check <= 1; self_check++) {
+        make_graded(&g);
+        g.result.gradable = 0;
+        g.result.host_unable = 1;
+        g.result.self_check = self_check;
+        snprintf(g.result.brief, sizeof g.result.brief, "no usable CUDA device");
+        snprintf(g.result.reason, sizeof g.result.reason,
+                 "the grading host has no usable CUDA device (the lab program said: no device)");
+        char *text = results_text(&g.result);
+        if (self_check) {
+            assert_null(strstr(text, "tell your instructor"));
+            assert_non_null(strstr(text, "a machine with an NVIDIA GPU whose counters you may "
+                                         "read, or your course's grader"));
+        } else {
+            assert_non_null(strstr(text, "(tell your instructor)"));
+        }
+        free(text);
+    }
+}
+
 /* Counters not readable: the cases that ran and passed before it showed are not graded either,
  * and score nothing. */
 static void a_host_that_cannot_read_counters_grades_nothing(void **state)
@@ -861,6 +887,7 @@ int main(void)
         cmocka_unit_test(no_device_scores_nothing_and_says_why_once),
         cmocka_unit_test(a_host_that_cannot_read_counters_grades_nothing),
         cmocka_unit_test(a_case_not_graded_alone_keeps_the_others),
+        cmocka_unit_test(a_self_check_without_a_gpu_names_what_would_grade_it),
         cmocka_unit_test(the_feedback_leaves_out_hidden_cases),
         cmocka_unit_test(the_text_lists_every_case),
         cmocka_unit_test(a_flood_of_output_is_capped_and_its_end_kept),

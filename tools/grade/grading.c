@@ -1009,6 +1009,7 @@ void grading_grade(const grading_setup *setup, const char *path, const char *who
     result->submission = slash != NULL ? slash + 1 : path;
     result->graded_as = setup->graded_as;
     result->program = setup->lab;
+    result->self_check = !setup->have_reference;
     result->compiled = 1;
     result->gradable = 1;
     result->cases = calloc((size_t)setup->cases->count, sizeof *result->cases);

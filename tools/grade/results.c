@@ -155,13 +155,18 @@ static void summary_for(const grade_result *result, text_buffer *buffer, int for
         free(messages);
     } else if (host_unable(result)) {
         text_append(buffer, "\nNOT GRADED: %s\nNo case could be graded on this host, so %s "
-                            "until the submission is graded on one that can (tell your "
-                            "instructor).\n", result->reason,
-                    for_student ? "no score is given" : "the score is 0");
+                            "until the submission is graded on one that can (%s).\n",
+                    result->reason, for_student ? "no score is given" : "the score is 0",
+                    result->self_check ? "a machine with an NVIDIA GPU whose counters you may "
+                                         "read, or your course's grader"
+                                       : "tell your instructor");
     } else if (!result->gradable) {
         text_append(buffer, "\nNOT GRADED: %s\nNo points are given for a case that could not "
                             "be graded here; the submission needs a grading host that can "
-                            "(tell your instructor).\n", result->reason);
+                            "(%s).\n", result->reason,
+                    result->self_check ? "a machine with an NVIDIA GPU whose counters you may "
+                                         "read, or your course's grader"
+                                       : "tell your instructor");
     }
 }
 

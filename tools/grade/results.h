@@ -42,6 +42,8 @@ typedef struct {
     int host_unable;            /* with gradable 0: the host could grade none of it (no GPU,
                                    counters not readable, the program would not run) */
     char brief[128];            /* with host_unable: the reason in a few words */
+    int self_check;             /* graded in a student pack (STUDENT.md): the student's own
+                                   check, on their own machine, where no instructor is at hand */
     char reason[1024];
     double execution_time_s;
     case_result *cases;
