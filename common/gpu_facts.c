@@ -46,9 +46,11 @@
  *   the H200's L2 wrote 11% of it back (census seed 7101), so the least share is 0.5: 0.5 to
  *   1.1.
  * What lies past the floor's range is other agents' traffic, which the counters count with the
- * kernel's: a launch that touches no memory (tools/ncu/dram_background.sh, an H200, 12 launches
- * a duration) read 2,560 to 3,328 bytes in 1.6 us, up to 5,376 in 12 us, 8,192 in 0.1 ms and
- * 95,488 in 1 ms, and wrote 0 bytes in launches under 0.1 ms but 262,144 in most 10 ms ones.
+ * kernel's: a launch that touches no memory (dram_background.cu's kernel under ncu on two
+ * H200s, 12 launches a duration each, the second run by tools/ncu/dram_background.sh 12) read
+ * 2,560 to 6,912 bytes in 1.6 to 1.9 us, up to 5,376 in 12 us, 8,192 in 0.1 ms, 95,488 in 1 ms
+ * and 245,760 in 10 ms, and wrote 0 bytes in launches under 0.1 ms but 262,144 in most 10 ms
+ * ones.
  * A floor that held those bursts would make every launch of a few KB a range wider than 1.25:
  * the table keeps the usual floor, and the harness keeps them out of the measurement instead
  * (a launch under 1 ms: the least of three collections of its DRAM counters, harness.c).
