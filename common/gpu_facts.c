@@ -47,7 +47,7 @@
  *   1.1.
  * What lies past the floor's range is other agents' traffic, which the counters count with the
  * kernel's: a launch that touches no memory (dram_background.cu's kernel under ncu on two
- * H200s, 12 launches a duration each, the second run by tools/ncu/dram_background.sh 12) read
+ * H200s, 12 launches a duration each, the second run by tools/ncu/dram_background.sh) read
  * 2,560 to 6,912 bytes in 1.6 to 1.9 us, up to 5,376 in 12 us, 8,192 in 0.1 ms, 95,488 in 1 ms
  * and 245,760 in 10 ms, and wrote 0 bytes in launches under 0.1 ms but 262,144 in most 10 ms
  * ones.

@@ -104,6 +104,10 @@ cat >"$work/fills.csv" <<'CSV'
 CSV
 [[ $("$counters" ncu-value "$work/fills.csv" dram__bytes_read.sum) == 3840 ]] ||
   fail "ncu-value over three launches did not give the largest, 3840"
+[[ $("$counters" ncu-values "$work/fills.csv" dram__bytes_read.sum | tr '\n' ' ') == "3584 3840 2048 " ]] ||
+  fail "ncu-values did not give every launch's value in order"
+"$counters" ncu-values "$work/fills.csv" dram__bytes_write.sum >/dev/null 2>&1
+[[ $? == 2 ]] || fail "ncu-values of an absent metric did not exit 2"
 "$counters" ncu-value "$work/ncu.csv" no_such.metric >/dev/null 2>&1
 [[ $? == 2 ]] || fail "ncu-value of an absent metric did not exit 2"
 for floor in -1 abc 5x ""; do

@@ -25,6 +25,8 @@
  *   memlab_counters ncu-value NCU.csv NAME
  *       one metric's value from Nsight Compute's CSV, the largest where it profiled several
  *       launches
+ *   memlab_counters ncu-values NCU.csv NAME
+ *       one metric's value of every launch Nsight Compute profiled, in launch order, one a line
  *   memlab_counters best [--peak] REPORT.json...
  *       the record closest to its ceiling over the reports: VARIANT PERCENT CEILING (copy
  *       bandwidth, or the lab's FLOP/s ceiling variant); with --peak, closest to its own peak
@@ -49,7 +51,7 @@
 #define RESIDUE_RATIO 0.01          /* per event of the denominator */
 #define DRAM_WRITE "dram__bytes_write.sum"
 #define DRAM_READ "dram__bytes_read.sum"
-#define MAX_NCU_METRICS 64
+#define MAX_NCU_METRICS 1024
 #define LINE_SIZE 8192
 
 static void die(const char *message, const char *detail)
@@ -186,8 +188,10 @@ static int read_ncu_csv(const char *path, ncu_value *values)
             }
             continue;
         }
-        if (field_count <= value_column || count == MAX_NCU_METRICS)
+        if (field_count <= value_column)
             continue;
+        if (count == MAX_NCU_METRICS)
+            die("more metric values than memlab_counters reads (1024) in ", path);
         snprintf(values[count].name, sizeof values[count].name, "%s", fields[name_column]);
         values[count].value = parse_ncu_number(fields[value_column]);
         count++;
@@ -217,6 +221,22 @@ static int ncu_value_of(const char *path, const char *name)
     if (isnan(value))
         die("no value in Nsight Compute's CSV for ", name);
     printf("%.0f\n", value);
+    return 0;
+}
+
+/* ncu-values: one metric's value of every launch ncu profiled, in launch order, one a line. */
+static int ncu_values_of(const char *path, const char *name)
+{
+    ncu_value values[MAX_NCU_METRICS];
+    int count = read_ncu_csv(path, values), found = 0;
+    for (int i = 0; i < count; i++) {
+        if (strcmp(values[i].name, name) == 0) {
+            printf("%.0f\n", values[i].value);
+            found++;
+        }
+    }
+    if (found == 0)
+        die("no value in Nsight Compute's CSV for ", name);
     return 0;
 }
 
@@ -438,6 +458,8 @@ int main(int argc, char **argv)
         return counter_seconds(argv[2]);
     if (argc == 4 && strcmp(argv[1], "ncu-value") == 0)
         return ncu_value_of(argv[2], argv[3]);
+    if (argc == 4 && strcmp(argv[1], "ncu-values") == 0)
+        return ncu_values_of(argv[2], argv[3]);
     if (argc >= 4 && strcmp(argv[1], "best") == 0 && strcmp(argv[2], "--peak") == 0)
         return best(argc - 3, &argv[3], 1);
     if (argc >= 3 && strcmp(argv[1], "best") == 0)
@@ -446,7 +468,7 @@ int main(int argc, char **argv)
         return bench_json(argv[2]);
     die("usage: memlab_counters variants REPORT.json | best [--peak] REPORT.json... | "
         "compare REPORT.json VARIANT NCU.csv WRITE_FLOOR READ_FLOOR | counter-seconds REPORT.json | "
-        "ncu-value NCU.csv NAME | "
+        "ncu-value NCU.csv NAME | ncu-values NCU.csv NAME | "
         "bench-json ROWS.tsv", "");
     return 2;
 }
