@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # test_student_check: a student pack's ./memlab test [LAB...] (check_student_kernels in memlab)
 # says in one line a lab which variants are right, and its exit status says whether every lab is
-# done. The lab programs here are stand-ins that print what a lab program prints (a results
-# table whose check column is "ok" or "FAIL (N mismatches, max err E)") and exit as one does; the
-# GPU test tests/gpu/test_pack_check.sh runs the real pack.
+# done. The lab programs here are stand-ins that write what a lab program writes (a JSON report
+# whose records are correct, or not with the count of values that differed) and exit as one
+# does; the driver reads the reports with the real memlab_report. The GPU test
+# tests/gpu/test_pack_check.sh runs the real pack.
+#   tests/unit/test_student_check.sh PATH/TO/memlab_report
 set -uo pipefail
+report_tool=${1:?usage: test_student_check.sh MEMLAB_REPORT}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -12,7 +15,9 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 pack=$work/pack
-mkdir -p "$pack/labs/04_coalescing" "$pack/labs/09_unified_memory" "$pack/build/labs"
+mkdir -p "$pack/labs/04_coalescing" "$pack/labs/09_unified_memory" "$pack/build/labs" \
+  "$pack/build/tools"
+cp "$report_tool" "$pack/build/tools/memlab_report"
 cp "$root/memlab" "$pack/"
 touch "$pack/STUDENT.md" "$pack/labs/04_coalescing/coalescing.cu" \
   "$pack/labs/09_unified_memory/unified_memory.cu"
@@ -20,23 +25,21 @@ printf -- '# sizes\n--n 1000003 --stride 4\n\n--n 77\n' >"$pack/labs/04_coalesci
 printf -- '--n 5\n' >"$pack/labs/09_unified_memory/check.args"
 
 # stand_in PROGRAM MODE: MODE wrong (strided's output wrong at every size), right, no_gpu (exit 3
-# as a lab program does without a device), crash (a CUDA error: exit 4, no table).
+# as a lab program does without a device), crash (a CUDA error: exit 4, no report).
 stand_in() {
   cat >"$pack/build/labs/$1" <<STAND_IN
 #!/usr/bin/env bash
 n=\$2
+while [[ \$# -gt 0 && \$1 != --out ]]; do shift; done
+out=\$2
 case $2 in
   no_gpu) echo "$1: no usable CUDA device" >&2; exit 3 ;;
   crash) echo "$1: an illegal memory access was encountered" >&2; exit 4 ;;
 esac
-printf 'seed: 1\n\nvariant   n  median ms  check\n--------  -  ---------  -----\n'
-printf 'coalesced  %s  0.1  ok\n' "\$n"
-if [[ $2 == wrong ]]; then
-  printf 'strided    %s  0.2  FAIL (%s mismatches, max err 1)\n\n' "\$n" "\$n"
-  printf 'variant  params\nstrided  n=1  ok\n'
-  exit 1
-fi
-printf 'strided    %s  0.2  ok\n\n' "\$n"
+strided='"correct": true, "mismatches": 0'
+[[ $2 != wrong ]] || strided="\"correct\": false, \"mismatches\": \$n"
+printf '{"lab": "$1", "records": [{"variant": "coalesced", "params": {"n": %s}, "correct": true, "mismatches": 0}, {"variant": "strided", "params": {"n": %s}, %s}]}\n' "\$n" "\$n" "\$strided" >"\$out"
+[[ $2 != wrong ]] || exit 1
 STAND_IN
   chmod +x "$pack/build/labs/$1"
 }

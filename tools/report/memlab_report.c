@@ -19,6 +19,10 @@
  *   memlab_report seconds REPORT.json
  *       where the run's time went: wall, kernels, counters and host seconds, separated by tabs,
  *       then host / (kernels + counters); exit status 1 for a --model run (nothing was timed)
+ *   memlab_report checks REPORT.json
+ *       each record's check against the CPU reference, a line each: the variant, a tab, then
+ *       "ok" or how many checked values differed (a pack's ./memlab test reads it); exit status
+ *       1 when no record was checked (a --model run)
  *   memlab_report census [--list] REPORT.json...
  *       how the access model did: of the pairs with a prediction and a measurement, how many
  *       lie within 5% of a point prediction, how many inside a narrow predicted range and how
@@ -77,7 +81,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|census|series|bars|demo|html ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|checks|census|series|bars|demo|html ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -233,6 +237,29 @@ static int distinct_command(int argc, char **argv, const char *(*text_of)(const 
     }
     free_request(&request);
     return status;
+}
+
+static int checks_command(int argc, char **argv)
+{
+    cJSON *report;
+    int status = load_one_report("checks", argc, argv, &report);
+    if (status != EXIT_SUCCESS)
+        return status;
+    int checked = 0;
+    const cJSON *record = NULL;
+    cJSON_ArrayForEach(record, rd_records(report))
+    {
+        double correct = rd_value(record, "correct");
+        if (isnan(correct))
+            continue;
+        checked++;
+        if (correct != 0)
+            printf("%s\tok\n", rd_variant(record));
+        else
+            printf("%s\t%.0f\n", rd_variant(record), rd_value(record, "mismatches"));
+    }
+    cJSON_Delete(report);
+    return checked > 0 ? EXIT_SUCCESS : EXIT_NO_DATA;
 }
 
 static int seconds_command(int argc, char **argv)
@@ -888,6 +915,8 @@ int main(int argc, char **argv)
         return distinct_command(argc - 2, argv + 2, lab_of);
     if (strcmp(command, "seconds") == 0)
         return seconds_command(argc - 2, argv + 2);
+    if (strcmp(command, "checks") == 0)
+        return checks_command(argc - 2, argv + 2);
     if (strcmp(command, "census") == 0)
         return census_command(argc - 2, argv + 2);
     if (strcmp(command, "series") == 0)
