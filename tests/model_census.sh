@@ -4,7 +4,7 @@
 # of predicted beside measured (memlab_report census) with the list of what missed.
 #
 #   tests/model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T]
-#                          [--model]
+#                          [--isolate] [--model]
 #
 # BUILD is a CMake build folder (BUILD/labs/PROGRAM, BUILD/tools/memlab_report). --runs N (90
 # by default) runs are shared among the labs in turn; --seed S (a fresh one by default, printed)
@@ -14,16 +14,20 @@
 # lab's legal range, and inside what keeps a run to a few seconds. A run the lab refuses or that
 # fails is listed: it is the census's bug or the lab's, never skipped in silence.
 #
-# --seconds T starts no run after T seconds and takes the census of the runs that finished (a
-# draw that must fit a lent GPU's time; the line says how many ran). --model runs the same
-# draws with --model (no GPU): every drawn size must be one its lab takes, which CI checks. Exit status: 0 when every run ran and (on the GPU) the census read at least
-# one pair; 1 otherwise; 2 on bad arguments; 77 without a GPU and without --model.
+# The runs go in rounds, up to 8 runs a lab, and a round runs each lab's runs in one process
+# (--cases, the grader's path: a CUDA start-up a lab a round, not a run); --isolate runs each
+# run in a process of its own, as a student's runs go. --seconds T starts no round after T
+# seconds and takes the census of the runs that finished (a draw that must fit a lent GPU's
+# time; the line says how many ran). --model runs the same draws with --model (no GPU): every
+# drawn size must be one its lab takes, which CI checks. Exit status: 0 when every run ran and
+# (on the GPU) the census read at least one pair; 1 otherwise; 2 on bad arguments; 77 without a
+# GPU and without --model.
 set -uo pipefail
 
-usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T] [--model]" >&2; exit 2; }
+usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T] [--isolate] [--model]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build=$1; shift
-runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model="" seconds=""
+isolate="" runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model="" seconds=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=${2:-}; shift 2 || usage ;;
@@ -32,6 +36,7 @@ while [[ $# -gt 0 ]]; do
     --labs) only_labs=${2:-}; shift 2 || usage ;;
     --model) model=--model; shift ;;
     --seconds) seconds=${2:-}; shift 2 || usage ;;
+    --isolate) isolate=1; shift ;;
     *) echo "model_census.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -167,30 +172,60 @@ for lab in "${labs[@]}"; do
   [[ -x $build/labs/$lab ]] || { echo "model_census.sh: $build/labs/$lab is not built" >&2; exit 2; }
 done
 
+# run_round LAB: the round's runs of LAB, the lines of $out/cases-LAB.txt (each a run's
+# arguments, --out its report), in one process as the grader runs its cases (--cases: the CUDA
+# context and the profiler stay open; each run's kernels, seeds and buffers are its own). A run
+# that ended the process leaves no REPORT.exit: it, and the runs after it, run again alone, as
+# every run does with --isolate.
+run_round() {
+  local lab=$1 line json status
+  [[ -z $isolate ]] && "$build/labs/$lab" --cases "$out/cases-$lab.txt" >"$out/cases-$lab.log" 2>&1
+  while read -r line; do
+    json=${line##* }
+    if [[ -f $json.exit ]]; then
+      read -r status _ <"$json.exit"
+      mv "$json.stderr" "${json%.json}.stderr"
+      rm -f "$json.exit" "$json.stdout"
+    else
+      # shellcheck disable=SC2086 # the line is the run's words
+      "$build/labs/$lab" $line >"${json%.json}.stderr" 2>&1 </dev/null
+      status=$?
+    fi
+    if [[ $status -ne 0 ]]; then
+      echo "run failed (exit $status): $lab $line"
+      tail -n 3 "${json%.json}.stderr" | sed 's/^/  /'
+      failed=$((failed + 1))
+      rm -f "$json"
+    fi
+  done <"$out/cases-$lab.txt"
+}
+
 echo "model_census: seed $seed, $runs runs, reports in $out"
 : >"$out/runs.txt"
-failed=0 ran=0
-for (( run = 1; run <= runs; run++ )); do
+# The runs go in rounds of up to $per_lab runs a lab, one process a lab a round.
+per_lab=8
+failed=0 ran=0 run=1
+while (( run <= runs )); do
   if [[ -n $seconds ]] && (( SECONDS >= seconds )); then
     echo "model_census: --seconds $seconds spent: $ran of $runs runs started"
     break
   fi
-  ran=$run
-  lab=${labs[$(( (run - 1) % ${#labs[@]} ))]}
-  "draw_$lab"
-  json=$out/$(printf '%03d' "$run")-$lab.json
-  echo "$lab $arguments" >>"$out/runs.txt"
-  # shellcheck disable=SC2086 # the drawn arguments are words
-  "$build/labs/$lab" $model $arguments --reps 3 --warmup 1 --format json --out "$json" \
-    >"${json%.json}.txt" 2>&1
-  status=$?
-  if [[ $status -ne 0 ]]; then
-    echo "run $run failed (exit $status): $lab $arguments"
-    tail -n 3 "${json%.json}.txt" | sed 's/^/  /'
-    failed=$((failed + 1))
-    rm -f "$json"
-  fi
+  last=$(( run + per_lab * ${#labs[@]} - 1 ))
+  (( last > runs )) && last=$runs
+  for lab in "${labs[@]}"; do : >"$out/cases-$lab.txt"; done
+  for (( ; run <= last; run++ )); do
+    lab=${labs[$(( (run - 1) % ${#labs[@]} ))]}
+    "draw_$lab"
+    json=$out/$(printf '%03d' "$run")-$lab.json
+    echo "$lab $arguments" >>"$out/runs.txt"
+    echo "$model $arguments --reps 3 --warmup 1 --time-limit 120 --format json --out $json" >>"$out/cases-$lab.txt"
+  done
+  ran=$last
+  for lab in "${labs[@]}"; do
+    [[ -s $out/cases-$lab.txt ]] && run_round "$lab"
+  done
 done
+rm -f "$out"/cases-*.txt
 
 reports=("$out"/*.json)
 [[ -e ${reports[0]} ]] || { echo "model_census.sh: no run wrote a report" >&2; exit 1; }
