@@ -12,8 +12,9 @@ failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 tree=$work/tree
-mkdir -p "$tree/build/tools" "$tree/build/labs"
+mkdir -p "$tree/build/tools" "$tree/build/labs" "$tree/tools"
 cp "$root/memlab" "$tree/"
+cp "$root/tools/lib.sh" "$tree/tools/"
 cp -R "$root/labs" "$tree/labs"
 grader=$work/grader
 cat >"$grader" <<'GRADER'

@@ -172,6 +172,7 @@ expect_refused "help of an unknown command" help frobnicate
 # anything is built, and no raw error of a tool (mv's "cannot stat" once).
 mkdir -p "$work/pack/tools/skeleton" # as a pack has it: no student_readme.md left
 cp "$memlab" "$work/pack/memlab"
+cp -R "$root/tools/lib.sh" "$root/tools/package" "$work/pack/tools/"
 cp -R "$root/labs" "$work/pack/"
 echo "# a student pack" >"$work/pack/STUDENT.md"
 for arguments in "$work/pack-out.tar.gz" ""; do

@@ -130,10 +130,12 @@ for image in "Memlab-Grader:cuda13" "memlab grader" "registry.example.edu:5000/m
 done
 
 # A tree of its own for what the real one cannot show: a lab with no rubric, a malformed rubric,
-# a student pack. The driver, the lab and the templates are all that packaging reads first.
+# a student pack. The driver and its scripts (tools/lib.sh, tools/package/), the lab and the
+# templates are all that packaging reads first.
 tree=$work/tree
 mkdir -p "$tree/labs" "$tree/tools/grade"
 cp "$memlab" "$tree/memlab"
+cp -R "$root/tools/lib.sh" "$root/tools/package" "$tree/tools/"
 cp -R "$root/labs/$lab" "$tree/labs/"
 cp -R "$root/tools/grade/platforms" "$tree/tools/grade/"
 rm "$tree/labs/$lab/rubric"

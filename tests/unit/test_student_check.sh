@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_student_check: a student pack's ./memlab test [LAB...] (check_student_kernels in memlab)
+# test_student_check: a student pack's ./memlab test [LAB...] (tools/grade/student_check.sh)
 # says in one line a lab which variants are right, and its exit status says whether every lab is
 # done. The lab programs here are stand-ins that write what a lab program writes (a JSON report
 # whose records are correct, or not with the count of values that differed) and exit as one
@@ -16,9 +16,11 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 pack=$work/pack
 mkdir -p "$pack/labs/04_coalescing" "$pack/labs/09_unified_memory" "$pack/build/labs" \
-  "$pack/build/tools"
+  "$pack/build/tools" "$pack/tools/grade"
 cp "$report_tool" "$pack/build/tools/memlab_report"
 cp "$root/memlab" "$pack/"
+cp "$root/tools/lib.sh" "$pack/tools/"
+cp "$root/tools/grade/student_check.sh" "$pack/tools/grade/"
 touch "$pack/STUDENT.md" "$pack/labs/04_coalescing/coalescing.cu" \
   "$pack/labs/09_unified_memory/unified_memory.cu"
 printf -- '# sizes\n--n 1000003 --stride 4\n\n--n 77\n' >"$pack/labs/04_coalescing/check.args"
