@@ -2,7 +2,7 @@
 # grade_paths_bench: the grader's two paths side by side on this GPU host, in one call: a
 # submission's cases through one lab process (PROGRAM --cases, the default) and each run a
 # process of its own (--isolate-cases). A benchmark for issue 47's note, not a test.
-#   tests/grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J]
+#   tests/grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J] [--timings-only]
 #
 # BUILD is the build folder (tools/memlab_grade, tools/memlab_skeleton, labs/PROGRAM). The paths
 # take turns, run after run, so a drift of the host (clocks, another user) falls on both. It
@@ -16,15 +16,18 @@
 #      path's median lies within the isolated path's run-to-run spread;
 #   3. the scores each plant got from both paths, and whether the classes' scores.csv are the
 #      same byte for byte (they must be: the diff is printed otherwise).
+# --timings-only measures part 1 alone, and the two-GPU class on the together path alone: what a
+# lent GPU's ten minutes hold (parts 2 and 3 come from the gpu_grade_paths_LAB tests too).
 # The plants that may go either way from one run to the next ("expect either") and those that run
 # to their time limits (an endless loop, a printf flood, a hang) are left out of the classes.
 # Exits 77 without a CUDA device, 1 when a run ended without its results or the scores differ.
 set -uo pipefail
-usage="usage: grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J]"
+usage="usage: grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J] [--timings-only]"
 build=${1:?$usage}
 shift
-count=50 repeats=3 jobs=4
+count=50 repeats=3 jobs=4 timings_only=""
 while [[ $# -gt 0 ]]; do
+  if [[ $1 == --timings-only ]]; then timings_only=1; shift; continue; fi
   [[ $# -ge 2 ]] || { echo "$usage" >&2; exit 2; }
   case $1 in
     --submissions) count=$2 ;;
@@ -77,7 +80,9 @@ declare -A slow=([coalescing]=wrong_way [shared_tiling]=wrong_way_naive)
 declare -A folder=([coalescing]=04_coalescing [shared_tiling]=02_shared_tiling)
 mkdir "$work/speed"
 for lab in coalescing shared_tiling; do
-  for plant in solution "${slow[$lab]}"; do
+  plants=(solution "${slow[$lab]}")
+  [[ -n $timings_only ]] && plants=(solution)
+  for plant in "${plants[@]}"; do
     submission=$work/speed/$lab-$plant.cu
     "$root/tests/grade/plant.sh" "$root/labs/${folder[$lab]}/plants/$plant.plant" "$skeleton" \
       >"$submission" || exit 1
@@ -131,14 +136,17 @@ class_run() { # OUT, PATH, CLASS, LAB, options...
 for path in "${paths[@]}"; do class_run "$work/class1-$path" "$path" "$work/class" coalescing; done
 if ((gpu_count >= 2)); then
   for path in "${paths[@]}"; do
+    [[ -n $timings_only && $path == isolated ]] && continue
     class_run "$work/class2-$path" "$path" "$work/class" coalescing --gpus 0,1
   done
 fi
-for lab in coalescing shared_tiling; do
-  for path in "${paths[@]}"; do
-    class_run "$work/plants-$lab-$path" "$path" "$work/plants-$lab" "$lab"
+if [[ -z $timings_only ]]; then
+  for lab in coalescing shared_tiling; do
+    for path in "${paths[@]}"; do
+      class_run "$work/plants-$lab-$path" "$path" "$work/plants-$lab" "$lab"
+    done
   done
-done
+fi
 
 # ---- 1. the timings -----------------------------------------------------------------------------
 echo "grade_paths_bench on $(nvidia-smi -L | head -n 1) ($gpu_count GPU(s)), --jobs $jobs, $repeats runs each"
@@ -158,13 +166,26 @@ done
 row "$count coalescing submissions, one GPU" "$(cat "$work/class1-isolated.seconds")" \
   "$(cat "$work/class1-together.seconds")"
 if ((gpu_count >= 2)); then
-  row "the same $count on two GPUs" "$(cat "$work/class2-isolated.seconds")" \
+  seconds_or_zero() { cat "$1" 2>/dev/null || echo 0; }
+  row "the same $count on two GPUs" "$(seconds_or_zero "$work/class2-isolated.seconds")" \
     "$(cat "$work/class2-together.seconds")"
-  awk -v i1="$(cat "$work/class1-isolated.seconds")" -v i2="$(cat "$work/class2-isolated.seconds")" \
+  awk -v i1="$(cat "$work/class1-isolated.seconds")" -v i2="$(seconds_or_zero "$work/class2-isolated.seconds")" \
     -v t1="$(cat "$work/class1-together.seconds")" -v t2="$(cat "$work/class2-together.seconds")" \
-    'BEGIN { printf "two GPUs / one GPU: %.2fx isolated, %.2fx together (the goal: <= 0.55x)\n", i2 / i1, t2 / t1 }'
+    'BEGIN { if (i2 > 0) printf "two GPUs / one GPU: %.2fx isolated, ", i2 / i1
+             else printf "two GPUs / one GPU: (isolated not measured, --timings-only), "
+             printf "%.2fx together (the goal: <= 0.55x)\n", t2 / t1 }'
 else
   echo "(one GPU here: the two-GPU row needs a host with two)"
+fi
+if [[ -n $timings_only ]]; then
+  if cmp -s "$work/class1-isolated/scores.csv" "$work/class1-together/scores.csv"; then
+    echo "the $count submissions: scores.csv the same byte for byte on both paths"
+  else
+    echo "the $count submissions: scores.csv DIFFERS between the paths:"
+    diff "$work/class1-isolated/scores.csv" "$work/class1-together/scores.csv" | sed 's/^/  /'
+    status=1
+  fi
+  exit $status
 fi
 
 # ---- 2. the speed cases' time ratios ------------------------------------------------------------
