@@ -48,24 +48,33 @@ static const ml_param params[] = {
 
 /* ---- the variant table ----------------------------------------------------------------------- */
 
-/* Where an input lives, and where fill_inputs leaves its pages before each launch. */
-typedef enum {
-    PAGEABLE,           /* malloc memory, written by the CPU */
-    PINNED,             /* cudaHostAlloc, written by the CPU */
-    MAPPED,             /* cudaHostAlloc mapped into the GPU's address space, written by the CPU */
-    MANAGED_ON_HOST,    /* cudaMallocManaged, written by the CPU: its pages on the host */
-    MANAGED_PREFETCHED, /* the same, prefetched to the GPU by the launch */
-    MANAGED_ON_DEVICE,  /* cudaMallocManaged, written by a kernel: its pages on the GPU */
-} memory_kind;
-
+/* Where a variant's input lives, as data: how its memory is allocated, written before every
+ * launch, moved before the kernel reads it, what the kernel's one read of it moves across the
+ * link, and which level serves it. A new placement is one more of these, and a table row. */
 typedef struct {
-    memory_kind kind;
+    /* Once, in setup: the memory the CPU writes and the address the kernel reads. NULL for
+     * managed memory, which fill allocates anew before every launch (renew_managed). */
+    void (*allocate)(ml_problem *problem);
+    /* Before every launch: the input from problem->seed, written where it lives. */
+    void (*fill)(ml_problem *problem);
+    /* In the launch, before each kernel: what moves the input first (a prefetch, a copy).
+     * NULL: nothing does. */
+    void (*before_kernel)(const ml_problem *problem);
+    /* The model: what crosses the link while a kernel reads the input once. NULL for memory no
+     * kernel reads (the copies' sources). */
+    void (*predict_one_read)(const ml_problem *problem, ml_prediction *prediction);
+    const char *served_by; /* the level the kernel's loads reach */
+    /* The peak the variant's rate is held against (the family's peak_gbps). */
+    double (*peak_gbps)(ml_problem *problem, const ml_device_figures *device,
+                        double variant_gbps, char *source, size_t size);
 } placement;
 
-static const placement pageable = {PAGEABLE}, pinned = {PINNED}, mapped = {MAPPED},
-                       managed_on_host = {MANAGED_ON_HOST},
-                       managed_prefetched = {MANAGED_PREFETCHED},
-                       managed_on_device = {MANAGED_ON_DEVICE};
+/* pageable: malloc memory; pinned: page-locked (cudaHostAlloc); copied_to_device: pinned, copied
+ * to device memory before the kernel; mapped: pinned and mapped into the GPU's address space;
+ * managed_on_host, managed_prefetched: managed memory the CPU wrote last, the second prefetched
+ * to the GPU before the kernel; managed_on_device: managed memory a kernel wrote last. */
+extern const placement pageable, pinned, copied_to_device, mapped, managed_on_host,
+    managed_prefetched, managed_on_device;
 
 /* A copy is a library call; the stream, the sparse touch, the reuse and the ping-pong each have
  * a kernel and a launch of their own. */
@@ -87,7 +96,7 @@ static const ml_variant variants[] = {
      .constants = &mapped},
     {.name = "copy_then_reuse", .summary = "a pinned copy, then the kernel reads device memory --reuse times",
      .family = &reuse, .kernel = "sum_passes", .block = {THREADS_PER_BLOCK},
-     .constants = &pinned},
+     .constants = &copied_to_device},
     {.name = "managed_first_touch", .summary = "a kernel reads managed memory the CPU wrote last",
      .family = &stream, .kernel = "scale_stream", .block = {THREADS_PER_BLOCK},
      .constants = &managed_on_host, .metrics = UNIFIED_METRICS},
@@ -109,12 +118,11 @@ static const ml_variant variants[] = {
 
 typedef struct {
     size_t n;
-    memory_kind kind;
-    float *host;                /* the input as the CPU writes it (NULL for managed_resident) */
+    float *host;                /* the input as the CPU writes it (NULL for managed_on_device) */
     const float *device_view;   /* the input as the kernel reads it: the same address for
                                    managed memory, the mapped address for zero-copy, a device
-                                   copy for copy_then_reuse */
-    float *device_copy;         /* copy_then_reuse's copy of the input */
+                                   copy for copied_to_device */
+    float *device_copy;         /* copied_to_device's copy of the input */
     float *managed;             /* managed memory, new for every launch (renew_managed) */
     unsigned passes;            /* reuse */
     size_t shift;               /* reuse: n / passes */
@@ -128,6 +136,30 @@ static unsigned stream_blocks(size_t n)
     return ml_blocks_filling(n, THREADS_PER_BLOCK, BLOCKS_PER_SM);
 }
 
+/* What the variant's placement moves before its kernel runs, in the same stream. */
+static void move_before_kernel(const ml_problem *problem)
+{
+    const placement *where = ML_CONSTANTS(placement, problem);
+    if (where->before_kernel != NULL)
+        where->before_kernel(problem);
+}
+
+/* managed_prefetched: the input's pages to the GPU. */
+static void prefetch_to_device(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, state->device};
+    ML_CUDA_CHECK(cudaMemPrefetchAsync(state->device_view, state->n * sizeof(float), gpu, 0, 0));
+}
+
+/* copied_to_device: the pinned input to its device copy. */
+static void copy_to_device(const ml_problem *problem)
+{
+    const link_state *state = (const link_state *)problem->state;
+    ML_CUDA_CHECK(cudaMemcpyAsync(state->device_copy, state->host, state->n * sizeof(float),
+                                  cudaMemcpyHostToDevice, 0));
+}
+
 /* pageable_copy, pinned_copy: one cudaMemcpy of the input into the output. */
 static void launch_copy(const ml_problem *problem)
 {
@@ -136,16 +168,11 @@ static void launch_copy(const ml_problem *problem)
                                   cudaMemcpyHostToDevice, 0));
 }
 
-/* scale_stream(in, n, out), on a grid that sweeps the input in order; managed_prefetch moves
- * the pages first, in the same stream. */
+/* scale_stream(in, n, out), on a grid that sweeps the input in order. */
 static void launch_stream(const ml_problem *problem)
 {
     const link_state *state = (const link_state *)problem->state;
-    if (state->kind == MANAGED_PREFETCHED) {
-        struct cudaMemLocation gpu = {cudaMemLocationTypeDevice, state->device};
-        ML_CUDA_CHECK(cudaMemPrefetchAsync(state->device_view, state->n * sizeof(float), gpu, 0,
-                                           0));
-    }
+    move_before_kernel(problem);
     ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
                                ML_ARG(problem->output)};
     ML_LAUNCH(problem, stream_blocks(state->n), 0, arguments);
@@ -155,18 +182,17 @@ static void launch_stream(const ml_problem *problem)
 static void launch_sparse(const ml_problem *problem)
 {
     const link_state *state = (const link_state *)problem->state;
+    move_before_kernel(problem);
     ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->stride),
                                ML_ARG(state->touches), ML_ARG(problem->output)};
     ML_LAUNCH(problem, ml_blocks_of(problem, state->touches), 0, arguments);
 }
 
-/* sum_passes(in, n, passes, shift, out); copy_then_reuse copies the input to the device first. */
+/* sum_passes(in, n, passes, shift, out). */
 static void launch_reuse(const ml_problem *problem)
 {
     const link_state *state = (const link_state *)problem->state;
-    if (state->kind == PINNED)
-        ML_CUDA_CHECK(cudaMemcpyAsync(state->device_copy, state->host, state->n * sizeof(float),
-                                      cudaMemcpyHostToDevice, 0));
+    move_before_kernel(problem);
     ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
                                ML_ARG(state->passes), ML_ARG(state->shift),
                                ML_ARG(problem->output)};
@@ -189,6 +215,7 @@ static void launch_ping_pong(const ml_problem *problem)
             for (size_t i = 0; i < state->n; i += page_floats)
                 words[i] = words[i];
         }
+        move_before_kernel(problem);
         ml_argument arguments[] = {ML_ARG(state->device_view), ML_ARG(state->n),
                                    ML_ARG(problem->output)};
         ML_LAUNCH(problem, stream_blocks(state->n), 0, arguments);
@@ -323,26 +350,37 @@ static double input_bytes(const ml_problem *problem)
     return (double)ml_size(problem, "n") * sizeof(float);
 }
 
+/* The placements' predictions for a kernel that reads the input once. managed_on_host: faults
+ * on every page of the input, grown and prefetched as the driver does. */
+static void predict_first_touch(const ml_problem *problem, ml_prediction *prediction)
+{
+    ml_predict(prediction, "um_htod_bytes", first_touch(pages_of(problem), 0, 0).pages * PAGE_BYTES);
+}
+
+/* managed_prefetched: the prefetch moves the input's pages exactly, one migration per 2 MiB
+ * block. */
+static void predict_prefetch(const ml_problem *problem, ml_prediction *prediction)
+{
+    long long pages = pages_of(problem);
+    ml_predict(prediction, "um_htod_bytes", (double)pages * PAGE_BYTES);
+    ml_predict(prediction, "um_htod_migrations", (double)((pages + BLOCK_PAGES - 1) / BLOCK_PAGES));
+}
+
+/* Zero-copy reads cross the link without moving a page; resident pages and a device copy do not
+ * move. */
+static void predict_no_migration(const ml_problem *problem, ml_prediction *prediction)
+{
+    (void)problem;
+    ml_predict(prediction, "um_htod_bytes", 0);
+}
+
 static void predict_stream(const ml_problem *problem, ml_prediction *prediction)
 {
-    memory_kind kind = ML_CONSTANTS(placement, problem)->kind;
-    long long pages = pages_of(problem);
-    if (kind == MANAGED_ON_HOST) {
-        /* Faults: every page of the input, grown and prefetched as the driver does. */
-        ml_predict(prediction, "um_htod_bytes", first_touch(pages, 0, 0).pages * PAGE_BYTES);
-        prediction->served_by = "host";
-    } else if (kind == MANAGED_PREFETCHED) {
-        /* The prefetch: the input's pages exactly, one migration per 2 MiB block. */
-        ml_predict(prediction, "um_htod_bytes", (double)pages * PAGE_BYTES);
-        ml_predict(prediction, "um_htod_migrations",
-                   (double)((pages + BLOCK_PAGES - 1) / BLOCK_PAGES));
-        prediction->served_by = "host";
-    } else {
-        /* Zero-copy reads cross the link without moving a page; resident pages do not move. */
-        ml_predict(prediction, "um_htod_bytes", 0);
-        prediction->served_by = kind == MAPPED ? "host" : "DRAM";
-    }
+    const placement *where = ML_CONSTANTS(placement, problem);
+    if (where->predict_one_read != NULL)
+        where->predict_one_read(problem, prediction);
     ml_predict(prediction, "um_dtoh_bytes", 0);
+    prediction->served_by = where->served_by;
 }
 
 /* One word read of every stride: the faults of one batch (every thread faults at once), grown
@@ -360,7 +398,7 @@ static void predict_sparse(const ml_problem *problem, ml_prediction *prediction)
     if (stride_bytes >= 2.0 * BIG_PAGE_PAGES * PAGE_BYTES)
         ml_predict(prediction, "um_htod_migrations", moved.transfers);
     ml_predict(prediction, "um_dtoh_bytes", 0);
-    prediction->served_by = "host";
+    prediction->served_by = ML_CONSTANTS(placement, problem)->served_by;
 }
 
 /* Each round moves the input to the GPU, and each round but the first moves it back (the CPU's
@@ -390,7 +428,7 @@ static void predict_ping_pong(const ml_problem *problem, ml_prediction *predicti
         else
             ml_predict_range(prediction, aliases[back], least[back], most[back], reason);
     }
-    prediction->served_by = "host";
+    prediction->served_by = ML_CONSTANTS(placement, problem)->served_by;
 }
 
 /* ---- peaks ----------------------------------------------------------------------------------- */
@@ -416,15 +454,22 @@ static double link_peak(ml_problem *problem, const ml_device_figures *device,
     return link_gbps;
 }
 
-/* The stream's input crosses the link, but for managed_resident, which reads device memory and
- * writes as many bytes as it reads: half the device-to-device copy's rate. */
-static double stream_peak(ml_problem *problem, const ml_device_figures *device,
+/* managed_on_device: the stream reads device memory and writes as many bytes as it reads: half
+ * the device-to-device copy's rate. */
+static double device_peak(ml_problem *problem, const ml_device_figures *device,
                           double variant_gbps, char *source, size_t size)
 {
-    if (ML_CONSTANTS(placement, problem)->kind != MANAGED_ON_DEVICE)
-        return link_peak(problem, device, variant_gbps, source, size);
+    (void)problem;
+    (void)variant_gbps;
     snprintf(source, size, "half the device-to-device copy (it writes what it reads)");
     return device->copy_ceiling_gbps / 2;
+}
+
+/* The families' peak: their placement's. */
+static double placement_peak(ml_problem *problem, const ml_device_figures *device,
+                             double variant_gbps, char *source, size_t size)
+{
+    return ML_CONSTANTS(placement, problem)->peak_gbps(problem, device, variant_gbps, source, size);
 }
 
 /* ---- CPU reference, buffers ------------------------------------------------------------------ */
@@ -438,9 +483,35 @@ static void write_on_host(float *in, size_t n, uint64_t seed)
         in[i] = ml_random_value(seed, i);
 }
 
-static int is_managed(memory_kind kind)
+/* The placements' allocations: host memory the CPU writes, and the address the kernel reads
+ * it at. */
+static void allocate_pageable(ml_problem *problem)
 {
-    return kind == MANAGED_ON_HOST || kind == MANAGED_PREFETCHED || kind == MANAGED_ON_DEVICE;
+    link_state *state = (link_state *)problem->state;
+    state->host = (float *)ml_host_buffer(problem, state->n * sizeof(float));
+}
+
+static void allocate_pinned(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    state->host = (float *)ml_pinned_buffer(problem, state->n * sizeof(float), 0);
+}
+
+static void allocate_pinned_and_device_copy(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    allocate_pinned(problem);
+    state->device_copy = (float *)ml_device_buffer(problem, state->n * sizeof(float));
+    state->device_view = state->device_copy;
+}
+
+static void allocate_mapped(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    state->host = (float *)ml_pinned_buffer(problem, state->n * sizeof(float), 1);
+    void *device_address = NULL;
+    ML_CUDA_CHECK(cudaHostGetDevicePointer(&device_address, state->host, 0));
+    state->device_view = (const float *)device_address;
 }
 
 /* Managed memory with no past: the driver counts how often a page moves back and forth, and
@@ -454,47 +525,36 @@ static void renew_managed(link_state *state)
     ML_CUDA_CHECK(cudaMallocManaged((void **)&state->managed, state->n * sizeof(float),
                                     cudaMemAttachGlobal));
     state->device_view = state->managed;
-    if (state->kind != MANAGED_ON_DEVICE)
-        state->host = state->managed;
+}
+
+/* The placements' fills. Host memory, pinned or not: the CPU writes it. */
+static void fill_on_host(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    write_on_host(state->host, state->n, problem->seed);
+}
+
+/* Managed memory the CPU writes: its pages on the host. */
+static void fill_managed_on_host(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    renew_managed(state);
+    state->host = state->managed;
+    write_on_host(state->host, state->n, problem->seed);
+}
+
+/* Managed memory a kernel writes: its pages on the GPU. */
+static void fill_managed_on_device(ml_problem *problem)
+{
+    link_state *state = (link_state *)problem->state;
+    renew_managed(state);
+    ml_fill_random(state->managed, state->n, problem->seed);
+    ML_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 static void fill_link(ml_problem *problem)
 {
-    link_state *state = (link_state *)problem->state;
-    if (is_managed(state->kind))
-        renew_managed(state);
-    if (state->kind == MANAGED_ON_DEVICE) {
-        ml_fill_random((float *)state->device_view, state->n, problem->seed);
-        ML_CUDA_CHECK(cudaDeviceSynchronize());
-    } else {
-        write_on_host(state->host, state->n, problem->seed);
-    }
-}
-
-/* The input: host memory of its kind, and the address the kernel reads it at. */
-static void allocate_input(ml_problem *problem, link_state *state)
-{
-    size_t bytes = state->n * sizeof(float);
-    ML_CUDA_CHECK(cudaGetDevice(&state->device));
-    switch (state->kind) {
-    case PAGEABLE:
-        state->host = (float *)ml_host_buffer(problem, bytes);
-        break;
-    case PINNED:
-        state->host = (float *)ml_pinned_buffer(problem, bytes, 0);
-        break;
-    case MAPPED: {
-        state->host = (float *)ml_pinned_buffer(problem, bytes, 1);
-        void *device_address = NULL;
-        ML_CUDA_CHECK(cudaHostGetDevicePointer(&device_address, state->host, 0));
-        state->device_view = (const float *)device_address;
-        break;
-    }
-    case MANAGED_ON_HOST:
-    case MANAGED_PREFETCHED:
-    case MANAGED_ON_DEVICE:
-        break; /* fill_link allocates it anew for every launch */
-    }
+    ML_CONSTANTS(placement, problem)->fill(problem);
 }
 
 static void free_managed(ml_problem *problem)
@@ -508,9 +568,11 @@ static void free_managed(ml_problem *problem)
 static void link_setup(ml_problem *problem, size_t outputs)
 {
     link_state *state = (link_state *)problem->state;
+    const placement *where = ML_CONSTANTS(placement, problem);
     state->n = (size_t)ml_size(problem, "n");
-    state->kind = ML_CONSTANTS(placement, problem)->kind;
-    allocate_input(problem, state);
+    ML_CUDA_CHECK(cudaGetDevice(&state->device));
+    if (where->allocate != NULL)
+        where->allocate(problem);
     ml_expect_output(problem, ML_OUTPUT_WRITTEN, outputs, 1e-6);
 }
 
@@ -598,10 +660,6 @@ static void reuse_setup(ml_problem *problem)
     state->passes = (unsigned)ml_size(problem, "reuse");
     state->shift = (size_t)ml_size(problem, "n") / state->passes;
     link_setup(problem, (size_t)ml_size(problem, "n"));
-    if (state->kind == PINNED) {
-        state->device_copy = (float *)ml_device_buffer(problem, state->n * sizeof(float));
-        state->device_view = state->device_copy;
-    }
     fill_link(problem);
     fill_reference(problem);
 }
@@ -637,16 +695,48 @@ static const char *check_params(const ml_problem *problem)
     return NULL;
 }
 
+const placement pageable = {
+    .allocate = allocate_pageable, .fill = fill_on_host, .served_by = "host",
+    .peak_gbps = link_peak,
+};
+const placement pinned = {
+    .allocate = allocate_pinned, .fill = fill_on_host, .served_by = "host",
+    .peak_gbps = link_peak,
+};
+const placement copied_to_device = {
+    .allocate = allocate_pinned_and_device_copy, .fill = fill_on_host,
+    .before_kernel = copy_to_device, .predict_one_read = predict_no_migration,
+    .served_by = "DRAM", .peak_gbps = link_peak,
+};
+const placement mapped = {
+    .allocate = allocate_mapped, .fill = fill_on_host, .predict_one_read = predict_no_migration,
+    .served_by = "host", .peak_gbps = link_peak,
+};
+const placement managed_on_host = {
+    .fill = fill_managed_on_host, .predict_one_read = predict_first_touch, .served_by = "host",
+    .peak_gbps = link_peak,
+};
+const placement managed_prefetched = {
+    .fill = fill_managed_on_host, .before_kernel = prefetch_to_device,
+    .predict_one_read = predict_prefetch, .served_by = "host", .peak_gbps = link_peak,
+};
+const placement managed_on_device = {
+    .fill = fill_managed_on_device, .predict_one_read = predict_no_migration,
+    .served_by = "DRAM", .peak_gbps = device_peak,
+};
+
+/* Every family frees managed memory (free_managed), whichever its placement. */
 const ml_family copy = {
     .name = "copy", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
     .setup = whole_input_setup, .fill_inputs = fill_link, .reference_at = copy_reference_at,
-    .launch = launch_copy, .bytes_read = input_bytes, .peak_gbps = link_peak,
+    .launch = launch_copy, .bytes_read = input_bytes, .peak_gbps = placement_peak,
+    .teardown = free_managed,
 };
 const ml_family stream = {
     .name = "stream", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
     .setup = whole_input_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
     .launch = launch_stream, .predict = predict_stream, .bytes_read = input_bytes,
-    .peak_gbps = stream_peak, .teardown = free_managed,
+    .peak_gbps = placement_peak, .teardown = free_managed,
 };
 const ml_family sparse = {
     .name = "sparse", .state_bytes = sizeof(link_state), .device_bytes = sparse_device_bytes,
@@ -656,13 +746,14 @@ const ml_family sparse = {
 const ml_family reuse = {
     .name = "reuse", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
     .setup = reuse_setup, .fill_inputs = fill_link, .reference_at = reuse_reference_at,
-    .launch = launch_reuse, .bytes_read = input_bytes, .peak_gbps = link_peak,
+    .launch = launch_reuse, .bytes_read = input_bytes, .peak_gbps = placement_peak,
+    .teardown = free_managed,
 };
 const ml_family ping_pong = {
     .name = "ping_pong", .state_bytes = sizeof(link_state), .device_bytes = output_and_input,
     .setup = ping_pong_setup, .fill_inputs = fill_link, .reference_at = stream_reference_at,
     .launch = launch_ping_pong, .predict = predict_ping_pong, .bytes_read = input_bytes,
-    .peak_gbps = link_peak, .teardown = free_managed,
+    .peak_gbps = placement_peak, .teardown = free_managed,
 };
 
 static const ml_lab lab = {
