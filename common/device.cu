@@ -1,6 +1,5 @@
 /* device.cu: the harness's GPU side: checked calls, allocation, reproducible random inputs. */
 #include "memlab.h"
-#include "lab_table.h"
 
 #include <cuda_runtime.h>
 #include <errno.h>
@@ -193,6 +192,13 @@ static void make_output(ml_problem *problem, ml_output_kind kind, size_t count, 
     problem->tolerance = tolerance;
 }
 
+void ml_expect_output_from_reference_at(ml_problem *problem, ml_output_kind kind, size_t count,
+                                        double tolerance)
+{
+    make_output(problem, kind, count, tolerance);
+    problem->reference_from_reference_at = 1;
+}
+
 void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance)
 {
     make_output(problem, kind, count, tolerance);
@@ -203,12 +209,26 @@ void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, do
         problem->reference = (float *)reference;
 }
 
-void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
-                              double tolerance)
+/* An output compared at checked positions, which setup fills in check_index. */
+static void make_sampled_output(ml_problem *problem, size_t count, size_t checked,
+                                double tolerance)
 {
     make_output(problem, ML_OUTPUT_WRITTEN, count, tolerance);
     problem->check_index = (size_t *)ml_host_buffer(problem, checked * sizeof(size_t));
     problem->check_count = checked;
+}
+
+void ml_expect_sampled_output_from_reference_at(ml_problem *problem, size_t count, size_t checked,
+                                                double tolerance)
+{
+    make_sampled_output(problem, count, checked, tolerance);
+    problem->reference_from_reference_at = 1;
+}
+
+void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
+                              double tolerance)
+{
+    make_sampled_output(problem, count, checked, tolerance);
     problem->reference = (float *)ml_host_buffer(problem, checked * sizeof(float));
 }
 

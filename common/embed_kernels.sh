@@ -5,10 +5,10 @@
 #
 # Compiles KERNELS.cu with nvcc -fatbin (device code only; -Xptxas -v, so ptxas reports each
 # kernel's registers and spills; -compress-mode=none, so the cubins stay plain ELF whose
-# kernels' machine code the access model reads, common/kernels.c) for ARCHITECTURES
+# kernels' machine code the access model reads, common/kernel_module.c) for ARCHITECTURES
 # ("75;80;90" or "75 80 90"), with LAB_DIRECTORY as the include path, as the harness compiles a
-# --kernels file (common/kernels.c).
-# OUTPUT.c then defines ml_lab_kernels (common/kernels.h): the fatbin's bytes, what ptxas
+# --kernels file (runner/nvcc.c).
+# OUTPUT.c then defines ml_lab_kernels (common/kernel_module.h): the fatbin's bytes, what ptxas
 # printed, and where the kernels came from. Plain POSIX sh, od and sed, so that CMake and make
 # can both run it.
 set -eu

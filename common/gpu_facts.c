@@ -53,7 +53,7 @@
  * ones.
  * A floor that held those bursts would make every launch of a few KB a range wider than 1.25:
  * the table keeps the usual floor, and the harness keeps them out of the measurement instead
- * (a launch under 1 ms: the least of three collections of its DRAM counters, harness.c).
+ * (a launch under 1 ms: the least of three collections of its DRAM counters, runner/counters.c).
  * The H100's floor and traffic shares are the H200's (the same GH100 chip and driver), its
  * floor not measured on it. A GPU measured for none of these gets a floor of 0 to 4 KiB (a
  * guess, stated as a range) and the wide statement of the dirty L2. */

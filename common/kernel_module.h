@@ -1,25 +1,14 @@
-/* kernels.h: the lab's kernels as a loaded module (the lab contract v2).
+/* kernel_module.h: the lab's kernels as a loaded module (the lab contract v2).
  *
  * A lab program never links its kernels: it loads them. By default it loads its own
  * labs/NN_PROGRAM/kernels.cu, compiled to a fatbin at build time and embedded in the program
- * (common/embed_kernels.sh); with --kernels FILE it loads FILE instead: a .cu it compiles with
- * nvcc on the spot (device code only), or a .fatbin or .cubin. Every kernel is then found by
- * name, so whatever FILE holds, the host code that launches, checks and measures it is the
- * instructor's. The grader runs the instructor's program with --kernels on a submission.
- *
- * A kernels.cu given to --kernels may include the CUDA headers and the lab's own header
- * (PROGRAM.h, where the lab has one) and nothing else, and holds no #line or line marker. The
- * compiler is the judge: ml_kernels_compile copies the file into a folder of its own beside a
- * copy of PROGRAM.h (no include path names the lab's folder, which holds the rubric), has the
- * preprocessor list every file it opens or looks for and write its output, and refuses the
- * file, with one line and none of the preprocessor's messages (they quote what they read), when
- * it names any other file.
- * ml_kernels_check_source, a scan of the text, is only a fast first filter with clear messages:
- * a lexer of our own can be fooled (a lone CR, a splice with spaces, a digit separator, a
- * byte-order mark), the preprocessor cannot.
+ * (common/embed_kernels.sh); with --kernels FILE it loads FILE instead (the runner's loader,
+ * runner/kernel_loader.h). Every kernel is then found by name, so whatever FILE holds, the host
+ * code that launches, checks and measures it is the instructor's. This is the module itself:
+ * what is loaded, its kernels by name, their spills and machine code.
  */
-#ifndef MEMLAB_KERNELS_H
-#define MEMLAB_KERNELS_H
+#ifndef MEMLAB_KERNEL_MODULE_H
+#define MEMLAB_KERNEL_MODULE_H
 
 #include <stddef.h>
 
@@ -40,53 +29,14 @@ typedef struct {
     const char *architectures;  /* the build's, "75;80;90": a compile with no GPU to ask */
 } ml_kernel_image;
 
-#define ML_KERNELS_SOURCE_MAX_BYTES (256 * 1024)
-#define ML_KERNELS_BINARY_MAX_BYTES (64 * 1024 * 1024)
-#define ML_KERNELS_COMPILE_TIME_LIMIT_S 60   /* the judge's preprocessing and the compile */
-/* Limits of every process of a compile (nvcc, the preprocessor, cicc, ptxas): address space
- * (a preprocessor or template bomb fails an allocation), the size of any file it writes (the
- * preprocessed text of a bomb), CPU seconds (it dies even if its caller was killed). Each
- * compile of the labs' kernels fits in a fraction of them. */
-#define ML_KERNELS_COMPILE_MEMORY_LIMIT_BYTES (4LL * 1024 * 1024 * 1024)
-#define ML_KERNELS_COMPILE_FILE_LIMIT_BYTES (64LL * 1024 * 1024)
-/* Beside FATBIN, a refused file leaves FATBIN.refused holding the one line: a caller that sees
- * only the exit status (the grader) tells a refusal from a compile error by it. */
-#define ML_KERNELS_REFUSED_SUFFIX ".refused"
-
-/* The lab's own header, PROGRAM.h in the lab's folder labs/NN_PROGRAM: its file name
- * ("bank_conflicts.h") in name and 1 where the lab has one; "" and 0 where it has none (lab 04)
- * or image is NULL. */
-int ml_kernels_lab_header(const ml_kernel_image *image, char *name, size_t size);
-
-/* A --kernels FILE that can be loaded: readable, a .cu, .fatbin or .cubin, within its size
- * limit, and for a .cu passing ml_kernels_check_source (the first filter; the judge is
- * ml_kernels_compile). lab_header: the lab's header (ml_kernels_lab_header), NULL or "" for a
- * lab without one. Needs no GPU and touches nothing. Returns 0, or -1 with one line in error. */
-int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
-                          size_t error_size);
-
-/* The first filter, on a file's text: no #include but the CUDA headers and "lab_header" (none
- * where it is NULL or ""), no #line or line marker, no raw string (its end is not where a simple
- * scan finds it). The refusal names what the file may include. */
-int ml_kernels_check_source(const char *text, const char *lab_header, char *error,
-                            size_t error_size);
-
-/* Compiles a kernels .cu to a fatbin with nvcc, device code only, for the architectures given
- * ("90" or "80;90"), within the ML_KERNELS_COMPILE_* limits, in a folder of its own under
- * $TMPDIR (every nvcc process's TMPDIR inside it) removed on every path. Before compiling, the
- * judge (see the top of this file) reads what the preprocessor opened for each architecture.
- * Writes fatbin_path and, beside it, fatbin_path + ".ptxas" (what ptxas printed). Returns 0,
- * or -1 with one line in error: a refusal (and fatbin_path + ML_KERNELS_REFUSED_SUFFIX written,
- * nothing on stderr), a compile error (the compiler's messages on stderr: they quote only the
- * file and allowed headers), a limit, or a host that cannot compile. */
-int ml_kernels_compile(const ml_kernel_image *image, const char *source_path,
-                       const char *architectures, const char *fatbin_path, char *error,
-                       size_t error_size);
-
-/* Loads the program's own kernels (path NULL) or path's, on the current device. Returns 0, or
- * -1 with one line in error. */
-int ml_kernels_load(const ml_kernel_image *image, const char *path, char *error,
-                    size_t error_size);
+/* Puts a module in place of the one loaded (the runner's loader, kernel_loader.h, gives it):
+ * origin, the file it came from for messages; ptxas_log, what ptxas printed compiling it (the
+ * spills; NULL: none known); binary, its bytes (bytes long), which the module frees later when
+ * owned, else borrows (the embedded image), for ml_kernels_code_bytes. The library is loaded
+ * from binary, or from library_path when that is not NULL. Returns 0, or -1 with one line in
+ * error. */
+int ml_kernels_use(const char *origin, const char *ptxas_log, const void *binary, size_t bytes,
+                   int owned, const char *library_path, char *error, size_t error_size);
 
 /* Unloads the loaded module, if any, with every __device__ and __constant__ variable of it: what
  * the next ml_kernels_load loads starts from the module's initial values (--cases: no state
@@ -100,18 +50,9 @@ cudaKernel_t ml_kernels_find(const char *name);
  * name. */
 const char *ml_kernels_origin(void);
 
-/* What a compile with no GPU to run on is for: MEMLAB_CUDA_ARCH, else device's architecture
- * ("90"), else the architectures the program was built for. */
-void ml_kernels_default_architectures(const ml_kernel_image *image, int device, char *architectures,
-                                      size_t size);
-
 /* The spill bytes per thread ptxas reported for kernel `name` compiled for `arch` (90 for
  * sm_90); -1 each when unknown (a .fatbin or .cubin with no .ptxas file beside it). */
 void ml_kernels_spills(const char *name, int arch, int *store_bytes, int *load_bytes);
-
-/* The whole file at path, NUL-terminated (*bytes long, not counting the NUL; bytes may be
- * NULL), or NULL when it cannot be read. The caller frees it. */
-char *ml_kernels_read_file(const char *path, size_t *bytes);
 
 /* The bytes of kernel `name`'s machine code (its .text section) and constant bank 0 (the
  * driver's constants and the launch's parameters) in the cubin for sm_`arch` (90 for sm_90) of

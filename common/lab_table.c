@@ -1,7 +1,6 @@
-/* lab_table.c: what a lab's table and its predictions may call (memlab.h), and the check of the
- * table that every run makes first (lab_table.h). */
+/* lab_table.c: what a lab's table and its predictions may call (memlab.h). */
 #define _POSIX_C_SOURCE 200809L /* strdup */
-#include "lab_table.h"
+#include "memlab.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,7 +9,6 @@
 
 #include "gpu_facts.h"
 #include "profiler.h"
-#include "report_data.h"
 
 void ml_predict_range(ml_prediction *prediction, const char *alias, double low, double high,
                       const char *reason)
@@ -241,56 +239,4 @@ long long ml_size(const ml_problem *problem, const char *name)
         exit(ML_EXIT_LAB_ERROR);
     }
     return problem->param[i];
-}
-
-/* The table's own mistakes, caught before anything runs: a parameter named like a column of the
- * report, too many variants, a variant without a family or a launch, a kernel without a block,
- * a used_by naming no variant or family. */
-int ml_check_lab_table(const ml_lab *lab)
-{
-    if (lab->num_variants > ML_MAX_VARIANTS || lab->num_params > ML_MAX_PARAMS) {
-        fprintf(stderr, "%s: %d variants and %d sizes; a lab has at most %d and %d\n",
-                lab->program, lab->num_variants, lab->num_params, ML_MAX_VARIANTS, ML_MAX_PARAMS);
-        return ML_EXIT_LAB_ERROR;
-    }
-    for (int v = 0; v < lab->num_variants; v++) {
-        const ml_variant *variant = &lab->variants[v];
-        const ml_family *family = variant->family;
-        if (family == NULL || family->launch == NULL || family->setup == NULL ||
-            family->device_bytes == NULL || family->fill_inputs == NULL ||
-            family->reference_at == NULL || (variant->kernel != NULL && variant->block.x == 0)) {
-            fprintf(stderr, "%s: variant %s: every variant needs a family with device_bytes, "
-                            "setup, fill_inputs, reference_at and launch (every timed launch gets "
-                            "new inputs, checked at positions drawn at run time), and a kernel "
-                            "a block\n", lab->program, variant->name);
-            return ML_EXIT_LAB_ERROR;
-        }
-    }
-    for (int i = 0; i < lab->num_params; i++) {
-        const ml_param *param = &lab->params[i];
-        if (rd_is_record_column(param->name)) {
-            fprintf(stderr, "%s: parameter '%s' has the name of a column of every record: name it "
-                            "otherwise\n", lab->program, param->name);
-            return ML_EXIT_LAB_ERROR;
-        }
-        for (const char *name = param->used_by; name != NULL && *name != '\0';) {
-            size_t length = strcspn(name, ",");
-            int found = 0;
-            for (int v = 0; v < lab->num_variants; v++) {
-                const ml_variant *variant = &lab->variants[v];
-                found |= (strlen(variant->name) == length &&
-                          strncmp(variant->name, name, length) == 0) ||
-                         (strlen(variant->family->name) == length &&
-                          strncmp(variant->family->name, name, length) == 0);
-            }
-            if (!found) {
-                fprintf(stderr, "%s: size %s is used by '%.*s', which is no variant or family of "
-                                "the lab\n", lab->program, param->name, (int)length, name);
-                return ML_EXIT_LAB_ERROR;
-            }
-            name += length;
-            name += (*name == ',');
-        }
-    }
-    return ML_EXIT_OK;
 }

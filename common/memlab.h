@@ -21,7 +21,7 @@
 
 #include "access_model.h"
 #include "gpu_facts.h"
-#include "kernels.h"
+#include "kernel_module.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -141,6 +141,9 @@ typedef struct {
     ml_output_kind output_kind; /* ML_OUTPUT_WRITTEN unless setup says otherwise */
     float *reference;           /* host, output_count values from the CPU reference */
     uint32_t *reference_counts; /* instead of reference for ML_OUTPUT_COUNTED */
+    /* 1 when setup left the reference to the harness (ml_expect_output_from_reference_at): it
+     * fills it from the family's reference_at after setup. */
+    int reference_from_reference_at;
     size_t *check_index;        /* optional, for outputs too large to recompute on the CPU: only
                                    output[check_index[i]] is compared, with reference[i], for
                                    i < check_count, and ML_RANDOM_CHECKS positions drawn at run
@@ -186,7 +189,7 @@ long long ml_size(const ml_problem *problem, const char *name);
 
 /* The bytes of the variant's kernel's machine code, and in constant_bytes (NULL: not wanted)
  * its constant bank 0, for the model GPU's architecture (the cubin the driver runs there), from
- * the loaded kernels or, under --model, the program's own (ml_kernels_code_bytes, kernels.h).
+ * the loaded kernels or, under --model, the program's own (ml_kernels_code_bytes, kernel_module.h).
  * 0 and 0 when the kernels hold no cubin for it, or the variant has no kernel. */
 double ml_kernel_code_bytes(const ml_problem *problem, double *constant_bytes);
 /* dram_read_bytes of one launch of the variant's kernel whose data reads are data_low to
@@ -230,8 +233,10 @@ struct ml_family {
     size_t state_bytes;         /* sizeof the family's state struct (problem->state); 0: none */
     /* Device memory a run needs at these sizes, to refuse sizes before anything is allocated. */
     double (*device_bytes)(const ml_problem *problem);
-    /* Allocates inputs (ml_device_buffer) and the output (ml_expect_output), fills the inputs
-     * (fill_inputs) from problem->seed, computes the reference. */
+    /* Allocates inputs (ml_device_buffer) and the output, fills the inputs (fill_inputs) from
+     * problem->seed. The reference: most outputs leave it to the harness, which computes it from
+     * reference_at after setup (ml_expect_output_from_reference_at); an output whose whole
+     * reference is cheaper computed whole (a GEMM's rows) has setup fill it (ml_expect_output). */
     void (*setup)(ml_problem *problem);
     /* Writes the inputs on the device from problem->seed. The harness calls it again with a seed
      * drawn from the OS's random source before every timed and profiled launch, so no launch
@@ -364,12 +369,21 @@ void *ml_host_buffer(ml_problem *problem, size_t bytes);
  * cudaHostGetDevicePointer gives the address it uses). */
 void *ml_pinned_buffer(ml_problem *problem, size_t bytes, int mapped);
 /* The run's output: count elements on the device (floats, or 32-bit counts for
- * ML_OUTPUT_COUNTED) and the host reference beside it (problem->reference or reference_counts)
- * for setup to fill; tolerance is the largest relative error accepted (0 for counts). */
+ * ML_OUTPUT_COUNTED); tolerance is the largest relative error accepted (0 for counts). The
+ * harness computes its reference after setup from the family's reference_at, every element in
+ * parallel (OpenMP): setup fills nothing. */
+void ml_expect_output_from_reference_at(ml_problem *problem, ml_output_kind kind, size_t count,
+                                        double tolerance);
+/* The same output with the host reference beside it (problem->reference or reference_counts)
+ * for setup to fill: for a reference cheaper computed whole than element by element. */
 void ml_expect_output(ml_problem *problem, ml_output_kind kind, size_t count, double tolerance);
 /* An output of count floats too large to recompute on the CPU, compared at checked positions:
- * problem->check_index and problem->reference hold checked elements each, for setup to fill
- * (and the harness adds ML_RANDOM_CHECKS positions of its own after every launch). */
+ * problem->check_index holds checked positions for setup to fill, and the harness computes the
+ * reference there from reference_at after setup (and adds ML_RANDOM_CHECKS positions of its own
+ * after every launch). */
+void ml_expect_sampled_output_from_reference_at(ml_problem *problem, size_t count, size_t checked,
+                                                double tolerance);
+/* The same, with problem->reference (checked elements) also for setup to fill. */
 void ml_expect_sampled_output(ml_problem *problem, size_t count, size_t checked,
                               double tolerance);
 /* Memory that is not one run's: the harness's own, and a lab's temporaries. */
@@ -406,6 +420,9 @@ static inline ML_HOST_DEVICE float ml_random_value(uint64_t seed, uint64_t index
  * profiler pass sees it as the one kernel before the profiled one), it zeroes zero_bytes at zero
  * (a multiple of 4; NULL and 0 for none): an output the profiled kernel adds into. */
 void ml_flush_l2(void *buffer, size_t bytes, void *zero, size_t zero_bytes);
+/* The harness's: frees what ml_device_buffer, ml_host_buffer and ml_pinned_buffer gave the run,
+ * after it. */
+void ml_free_run_buffers(ml_problem *problem);
 /* The harness's: gathered[i] = words[position[i]] for i < count, all three on the device. */
 void ml_gather_words(const uint32_t *words, const size_t *position, size_t count,
                      uint32_t *gathered);

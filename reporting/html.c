@@ -8,35 +8,11 @@
 #include <string.h>
 
 #include "census.h"
+#include "html_text.h"
 #include "memory_chart.h"
 #include "render.h"
 #include "report_data.h"
 #include "svg_plot.h"
-
-void rd_html_escape(const char *text, FILE *stream)
-{
-    for (const char *c = text; c != NULL && *c != '\0'; c++) {
-        switch (*c) {
-        case '&':
-            fputs("&amp;", stream);
-            break;
-        case '<':
-            fputs("&lt;", stream);
-            break;
-        case '>':
-            fputs("&gt;", stream);
-            break;
-        case '"':
-            fputs("&quot;", stream);
-            break;
-        case '\'':
-            fputs("&#39;", stream);
-            break;
-        default:
-            fputc(*c, stream);
-        }
-    }
-}
 
 /* Sized for a projector at 1280x720: one column, large type, charts as wide as the page. */
 static const char style_sheet[] =
@@ -70,22 +46,6 @@ void rd_html_begin(const char *title, FILE *stream)
 void rd_html_end(FILE *stream)
 {
     fprintf(stream, "</body>\n</html>\n");
-}
-
-const char *rd_verdict_colour(int verdict)
-{
-    switch (verdict) {
-    case RD_WITHIN:
-        return "#2e7d32";   /* green */
-    case RD_NARROW:
-        return "#1565c0";   /* blue */
-    case RD_WIDE:
-        return "#a05a00";   /* amber, dark enough for white text */
-    case RD_OUTSIDE:
-        return "#c62828";   /* red */
-    default:
-        return "#616161";   /* grey: nothing to compare */
-    }
 }
 
 void rd_html_verdict_key(FILE *stream)

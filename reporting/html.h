@@ -9,15 +9,9 @@
 
 #include <cjson/cJSON.h>
 
-/* Text as HTML or SVG text and attribute values take it: & < > " ' escaped. */
-void rd_html_escape(const char *text, FILE *stream);
-
 /* The page's head (its title escaped, the style sheet) and its end. */
 void rd_html_begin(const char *title, FILE *stream);
 void rd_html_end(FILE *stream);
-
-/* A verdict's colour (census.h's rd_verdict; RD_NO_PAIR is grey). */
-const char *rd_verdict_colour(int verdict);
 
 /* A record's memory chart in a <figure class="chart" id="ID-INDEX"> with its variant and sizes
  * as the caption (INDEX: the record's place in the report); nothing for a record without one

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "census.h"
-#include "html.h"
+#include "html_text.h"
 #include "report_data.h"
 #include "tables.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "html.h"
+#include "html_text.h"
 #include "query.h"
 #include "report_data.h"
 

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L /* access */
 #include "cli.h"
 #include "gpu_profile.h"
+#include "kernel_loader.h"
 #include "profiler.h"
 
 #include <errno.h>
@@ -549,4 +550,10 @@ void ml_print_help(const ml_lab *lab, FILE *stream)
           "a terminal, or, one line each (\"progress: 3 of 32: strided stride=3\"), when\n"
           "MEMLAB_PROGRESS=1 is set (./memlab demo sets it and shows them)\n",
           stream);
+}
+
+int ml_usage_error(const ml_lab *lab, const char *message)
+{
+    fprintf(stderr, "%s: %s\n", lab->program, message);
+    return ML_EXIT_USAGE;
 }

@@ -62,7 +62,7 @@ void ml_sweep_point(const ml_options *options, long long index, long long *param
 /* --cases FILE: one case a line, its arguments as on the command line (words separated by spaces
  * or tabs, no quoting; blank lines skipped). Every line names its report with --out REPORT; the
  * case's stdout and stderr go to REPORT.stdout and REPORT.stderr, capped as the grader caps a
- * run's (common/process.h), and REPORT.exit gets "STATUS CUT" once it has ended: its exit
+ * run's (runner/process.h), and REPORT.exit gets "STATUS CUT" once it has ended: its exit
  * status and the bytes of its output the cap dropped (a case without it did not end: the process
  * died in it). A line may not hold --cases or --device (the cases share one process and one
  * device). */
@@ -91,6 +91,9 @@ typedef struct {
 int ml_read_cases(const char *program, const char *path, ml_case_list *list, char *error,
                   size_t error_size);
 void ml_free_cases(ml_case_list *list);
+
+/* Bad input: its one line on stderr ("PROGRAM: message"); returns ML_EXIT_USAGE. */
+int ml_usage_error(const ml_lab *lab, const char *message);
 
 void ml_print_help(const ml_lab *lab, FILE *stream);
 void ml_print_variants(const ml_lab *lab, FILE *stream);

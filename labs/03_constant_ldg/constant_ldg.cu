@@ -508,17 +508,10 @@ static void setup_convolution(ml_problem *problem)
     double tolerance = (double)state->taps * state->taps * ldexp(1.0, -24);
     size_t checked = choose_checked_pixels(state, NULL);
     if (checked < state->pixels) {
-        ml_expect_sampled_output(problem, state->pixels, checked, tolerance);
+        ml_expect_sampled_output_from_reference_at(problem, state->pixels, checked, tolerance);
         choose_checked_pixels(state, problem->check_index);
     } else {
-        ml_expect_output(problem, ML_OUTPUT_WRITTEN, state->pixels, tolerance);
-    }
-    uint64_t cols = (uint64_t)state->cols;
-#pragma omp parallel for
-    for (size_t k = 0; k < checked; k++) {
-        size_t pixel = problem->check_index != NULL ? problem->check_index[k] : k;
-        problem->reference[k] = reference_pixel(problem->seed, state, (int64_t)(pixel / cols),
-                                                (int64_t)(pixel % cols));
+        ml_expect_output_from_reference_at(problem, ML_OUTPUT_WRITTEN, state->pixels, tolerance);
     }
 }
 
@@ -573,9 +566,7 @@ static void setup_pattern(ml_problem *problem)
     state->spread = ML_CONSTANTS(table_words, problem)->spread(problem);
     state->table = (float *)ml_device_buffer(problem, TABLE_FLOATS * sizeof(float));
     problem->variant->family->fill_inputs(problem);
-    ml_expect_output(problem, ML_OUTPUT_WRITTEN, state->n, 0.0);
-    for (size_t i = 0; i < state->n; i++)
-        problem->reference[i] = state->thread_sums[i % PATTERN_THREADS];
+    ml_expect_output_from_reference_at(problem, ML_OUTPUT_WRITTEN, state->n, 0.0);
 }
 
 /* A pattern element is its thread's sum. */

@@ -1,5 +1,5 @@
 /* fake_cubin.h: small cubins and fatbins made by hand, in the layout nvcc writes (the comment
- * above ml_kernels_code_bytes_in in common/kernels.c), for the tests of the parser that reads a
+ * above ml_kernels_code_bytes_in in common/kernel_module.c), for the tests of the parser that reads a
  * kernel's machine code and constant bank out of them. */
 #ifndef MEMLAB_FAKE_CUBIN_H
 #define MEMLAB_FAKE_CUBIN_H

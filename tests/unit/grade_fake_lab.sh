@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # grade_fake_lab.sh: a stand-in for a lab program, for testing the grader without nvcc or a GPU.
-# It keeps the lab programs' contract with the grader (common/kernels.h, common/memlab.h):
+# It keeps the lab programs' contract with the grader (runner/kernel_loader.h, common/memlab.h):
 #
 #   PROGRAM --kernels FILE.cu --save-kernels OUT.fatbin      compile: writes OUT.fatbin (a copy)
 #   PROGRAM ARGS [--kernels FILE] [--model] --format json --out REPORT     a run: writes REPORT

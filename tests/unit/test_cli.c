@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "kernel_loader.h"
 
 static const ml_param test_params[] = {
     {"n", 1000, 1, 1ll << 34, "elements"},

@@ -210,7 +210,7 @@ expect_refused_submission "#include of the rubric by path" "$work/include_path.c
 kernels_with '#include "rubric"' >"$work/include_rubric.cu"
 expect_refused_submission "#include \"rubric\"" "$work/include_rubric.cu" '#include "rubric" is not allowed'
 
-# The include scan sees through the usual disguises (common/kernels.c).
+# The include scan sees through the usual disguises (runner/source_judge.c).
 kernels_with '%:include "rubric"' >"$work/digraph.cu"
 expect_refused_submission "a digraph #include" "$work/digraph.cu" 'is not allowed'
 kernels_with '  #  include   "rubric"' >"$work/spaced.cu"

@@ -16,7 +16,7 @@
  *   Gradescope) leaves out the hidden cases;
  *   a kernels file that lacks a kernel fails the case with the program's line; output past the
  *   grader's cap is noted and the case graded on its report; a flood of output is capped
- *   (common/process.c) and what is shown of it is sanitized (tools/grade/text.c). */
+ *   (runner/process.c) and what is shown of it is sanitized (tools/grade/text.c). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdarg.h>
 #include <stddef.h>

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "fake_cubin.h"
-#include "kernels.h"
+#include "kernel_loader.h"
 
 static int check(const char *text)
 {

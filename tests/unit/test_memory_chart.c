@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "html_text.h"
 #include "memory_chart.h"
 #include "profiler.h"
 #include "report_data.h"

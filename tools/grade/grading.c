@@ -952,7 +952,7 @@ static void grade_cases_together(session *grading, grade_result *result)
 }
 
 /* 1 if the compiled kernels may call malloc or new on the device (the word is in the fatbin,
- * whose cubins nvcc leaves uncompressed: common/kernels.c): the device heap lives as long as the
+ * whose cubins nvcc leaves uncompressed: runner/nvcc.c): the device heap lives as long as the
  * CUDA context, through the unloading of the kernels, so such a submission's cases each get a
  * process of their own. A false alarm costs only time. */
 static int uses_device_heap(const char *fatbin)

@@ -18,12 +18,13 @@
 #include "rubric.h"
 
 #define GRADING_PATH_SIZE 4096
-/* The largest kernels .cu the harness compiles (ML_KERNELS_SOURCE_MAX_BYTES, common/kernels.h). */
+/* The largest kernels .cu the harness compiles (ML_KERNELS_SOURCE_MAX_BYTES,
+ * runner/kernel_loader.h). */
 #define GRADING_SUBMISSION_MAX_BYTES (256 * 1024)
 /* No file a run writes (a report, a compiler's output, nvcc's temporaries) grows past this. */
 #define GRADING_FILE_LIMIT_BYTES (1024LL * 1024 * 1024)
 /* Beside the fatbin, the file the lab program writes when its judge refuses the submission
- * (ML_KERNELS_REFUSED_SUFFIX, common/kernels.h): a refusal and a compile error exit alike. */
+ * (ML_KERNELS_REFUSED_SUFFIX, runner/kernel_loader.h): a refusal and a compile error exit alike. */
 #define GRADING_REFUSED_SUFFIX ".refused"
 
 typedef struct {

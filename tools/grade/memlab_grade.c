@@ -12,8 +12,8 @@
  *   memlab_grade --help                     the usage as ./memlab grade takes it, the options,
  *                                           the exit statuses (exit 0)
  *
- * A submission is a kernels.cu: device code only (the lab contract v2, common/kernels.h). The
- * grader builds nothing and runs nothing of the submission's but its kernels: every process it
+ * A submission is a kernels.cu: device code only (the lab contract v2, runner/kernel_loader.h).
+ * The grader builds nothing and runs nothing of the submission's but its kernels: every process it
  * starts is the instructor's lab program, PATH (./memlab grade passes the one it built).
  * grading.c grades one submission: it copies the file, has PATH compile it once, runs each case
  * as a process of its own (holding the GPU lock, gpu_lock.h) and evaluates its checks; results.c

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "html.h"
+#include "html_text.h"
 #include "memory_chart.h"
 #include "report_data.h"
 #include "svg_plot.h"
