@@ -145,16 +145,11 @@ gnuplot_missing='gnuplot not found: install the Debian package gnuplot-nox to dr
 
 # memlab_report reads the labs' JSON (tools/report/memlab_report.c). CMake builds it with
 # everything else; where there is no build (a laptop without CUDA plotting a GPU host's data) it is
-# compiled alone, from C and cJSON only.
+# compiled alone, from C and cJSON only: tools/report/ over reporting/ (the memlab_reporting
+# library, which includes nothing above it).
 report_tool() {
-  local sources=("$root/tools/report/memlab_report.c" "$root/tools/report/report_html.c"
-    "$root/reporting/svg_plot.c" "$root/reporting/query.c" "$root/reporting/report_data.c"
-    "$root/reporting/render.c" "$root/reporting/tables.c" "$root/reporting/census.c"
-    "$root/reporting/memory_chart.c" "$root/reporting/html.c")
-  local headers=("$root/reporting/report_data.h" "$root/reporting/render.h"
-    "$root/reporting/tables.h" "$root/reporting/census.h" "$root/reporting/memory_chart.h"
-    "$root/reporting/html.h" "$root/reporting/query.h" "$root/tools/report/report_html.h"
-    "$root/reporting/svg_plot.h")
+  local sources=("$root"/tools/report/*.c "$root"/reporting/*.c)
+  local headers=("$root"/tools/report/*.h "$root"/reporting/*.h)
   local tool source fresh
   for tool in "$build/tools/memlab_report" "$build/standalone/memlab_report"; do
     fresh=1
