@@ -3,6 +3,7 @@
 # submission's cases through one lab process (PROGRAM --cases, the default) and each run a
 # process of its own (--isolate-cases). A benchmark for issue 47's note, not a test.
 #   tests/grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J] [--timings-only]
+#                                [--together-only]
 #
 # BUILD is the build folder (tools/memlab_grade, tools/memlab_skeleton, labs/PROGRAM). The paths
 # take turns, run after run, so a drift of the host (clocks, another user) falls on both. It
@@ -17,17 +18,19 @@
 #   3. the scores each plant got from both paths, and whether the classes' scores.csv are the
 #      same byte for byte (they must be: the diff is printed otherwise).
 # --timings-only measures part 1 alone, and the two-GPU class on the together path alone: what a
-# lent GPU's ten minutes hold (parts 2 and 3 come from the gpu_grade_paths_LAB tests too).
+# lent GPU's ten minutes hold (parts 2 and 3 come from the gpu_grade_paths_LAB tests too);
+# --together-only (with --timings-only) leaves the isolated path out (its column reads "-").
 # The plants that may go either way from one run to the next ("expect either") and those that run
 # to their time limits (an endless loop, a printf flood, a hang) are left out of the classes.
 # Exits 77 without a CUDA device, 1 when a run ended without its results or the scores differ.
 set -uo pipefail
-usage="usage: grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J] [--timings-only]"
+usage="usage: grade_paths_bench.sh BUILD [--submissions N] [--repeats R] [--jobs J] [--timings-only] [--together-only]"
 build=${1:?$usage}
 shift
-count=50 repeats=3 jobs=4 timings_only=""
+count=50 repeats=3 jobs=4 timings_only="" together_only=""
 while [[ $# -gt 0 ]]; do
   if [[ $1 == --timings-only ]]; then timings_only=1; shift; continue; fi
+  if [[ $1 == --together-only ]]; then together_only=1 timings_only=1; shift; continue; fi
   [[ $# -ge 2 ]] || { echo "$usage" >&2; exit 2; }
   case $1 in
     --submissions) count=$2 ;;
@@ -53,6 +56,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 paths=(isolated together)
+[[ -n $together_only ]] && paths=(together)
 path_options() { [[ $1 == together ]] || echo --isolate-cases; }
 
 # The plants of a lab as NAME.cu in FOLDER: all but the endless ones and the "either" ones.
@@ -154,30 +158,40 @@ echo
 printf '| %-44s | %14s | %14s | %8s |\n' what "isolated (s)" "together (s)" ratio
 printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..16})" \
   "$(printf -- '-%.0s' {1..16})" "$(printf -- '-%.0s' {1..10})"
-row() { # WHAT, ISOLATED SECONDS, TOGETHER SECONDS
-  awk -v what="$1" -v a="$2" -v b="$3" \
-    'BEGIN { printf "| %-44s | %14.1f | %14.1f | %7.2fx |\n", what, a, b, (a > 0 ? b / a : 0) }'
+row() { # WHAT, ISOLATED SECONDS, TOGETHER SECONDS (0: not measured, shown as "-")
+  awk -v what="$1" -v a="$2" -v b="$3" 'BEGIN {
+    printf "| %-44s | %14s | %14s | %8s |\n", what, (a > 0 ? sprintf("%.1f", a) : "-"),
+           (b > 0 ? sprintf("%.1f", b) : "-"), (a > 0 && b > 0 ? sprintf("%.2fx", b / a) : "-") }'
+}
+seconds_of_runs() { # FILE PATTERN...: the median of the files' seconds, 0 when there are none
+  local files
+  files=$(cat "$@" 2>/dev/null)
+  if [[ -n $files ]]; then median <<<"$files"; else echo 0; fi
 }
 for lab in coalescing shared_tiling; do
-  isolated=$(cat "$work"/one-$lab-solution-isolated-*.seconds | median)
-  together=$(cat "$work"/one-$lab-solution-together-*.seconds | median)
-  row "one $lab submission (median of $repeats)" "$isolated" "$together"
+  row "one $lab submission (median of $repeats)" \
+    "$(seconds_of_runs "$work"/one-$lab-solution-isolated-*.seconds)" \
+    "$(seconds_of_runs "$work"/one-$lab-solution-together-*.seconds)"
 done
-row "$count coalescing submissions, one GPU" "$(cat "$work/class1-isolated.seconds")" \
-  "$(cat "$work/class1-together.seconds")"
+row "$count coalescing submissions, one GPU" "$(seconds_of_runs "$work/class1-isolated.seconds")" \
+  "$(seconds_of_runs "$work/class1-together.seconds")"
 if ((gpu_count >= 2)); then
-  seconds_or_zero() { cat "$1" 2>/dev/null || echo 0; }
-  row "the same $count on two GPUs" "$(seconds_or_zero "$work/class2-isolated.seconds")" \
-    "$(cat "$work/class2-together.seconds")"
-  awk -v i1="$(cat "$work/class1-isolated.seconds")" -v i2="$(seconds_or_zero "$work/class2-isolated.seconds")" \
-    -v t1="$(cat "$work/class1-together.seconds")" -v t2="$(cat "$work/class2-together.seconds")" \
-    'BEGIN { if (i2 > 0) printf "two GPUs / one GPU: %.2fx isolated, ", i2 / i1
-             else printf "two GPUs / one GPU: (isolated not measured, --timings-only), "
-             printf "%.2fx together (the goal: <= 0.55x)\n", t2 / t1 }'
+  row "the same $count on two GPUs" "$(seconds_of_runs "$work/class2-isolated.seconds")" \
+    "$(seconds_of_runs "$work/class2-together.seconds")"
+  awk -v i1="$(seconds_of_runs "$work/class1-isolated.seconds")" \
+    -v i2="$(seconds_of_runs "$work/class2-isolated.seconds")" \
+    -v t1="$(seconds_of_runs "$work/class1-together.seconds")" \
+    -v t2="$(seconds_of_runs "$work/class2-together.seconds")" \
+    'BEGIN { printf "two GPUs / one GPU: %s isolated, %s together (the goal: <= 0.55x)\n",
+             (i1 > 0 && i2 > 0 ? sprintf("%.2fx", i2 / i1) : "-"),
+             (t1 > 0 && t2 > 0 ? sprintf("%.2fx", t2 / t1) : "-") }'
 else
   echo "(one GPU here: the two-GPU row needs a host with two)"
 fi
 if [[ -n $timings_only ]]; then
+  if [[ -n $together_only ]]; then
+    exit $status
+  fi
   if cmp -s "$work/class1-isolated/scores.csv" "$work/class1-together/scores.csv"; then
     echo "the $count submissions: scores.csv the same byte for byte on both paths"
   else
