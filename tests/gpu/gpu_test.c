@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #define MAX_ARGUMENTS 64
+/* --list prints a table and exits: far less than this. */
+#define LIST_TIME_LIMIT_S 60
 
 int gpu_test_device_available(void)
 {
@@ -130,6 +132,122 @@ const char *gpu_test_profiler_note(const cJSON *report)
 long long gpu_test_param(const cJSON *record, const char *name)
 {
     return (long long)rd_value(record, name);
+}
+
+/* --list prints the lab's title, then one line a variant: two spaces, its name, its summary. */
+int gpu_test_variant_count(void)
+{
+    static int variants; /* --list runs once a test program */
+    if (variants > 0)
+        return variants;
+    int pipe_ends[2];
+    assert_int_equal(pipe(pipe_ends), 0);
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        close(pipe_ends[0]);
+        if (dup2(pipe_ends[1], STDOUT_FILENO) < 0)
+            _exit(127);
+        execl(LAB_PROGRAM, LAB_PROGRAM, "--list", (char *)NULL);
+        _exit(127);
+    }
+    close(pipe_ends[1]);
+    if (child < 0) {
+        close(pipe_ends[0]);
+        fail_msg("gpu test: cannot run %s --list", LAB_PROGRAM);
+    }
+    FILE *listing = fdopen(pipe_ends[0], "r");
+    assert_non_null(listing);
+    char *line = NULL;
+    size_t line_size = 0;
+    int listed = 0;
+    while (getline(&line, &line_size, listing) > 0) {
+        if (strncmp(line, "  ", 2) == 0 && line[2] != ' ' && line[2] != '\n')
+            listed++;
+    }
+    free(line);
+    fclose(listing);
+    int exit_status = wait_with_limit(child, LIST_TIME_LIMIT_S);
+    if (exit_status != 0 || listed == 0)
+        fail_msg("%s --list exited %d and listed %d variants", LAB_PROGRAM, exit_status, listed);
+    variants = listed;
+    return variants;
+}
+
+const cJSON *gpu_test_records(const cJSON *report)
+{
+    return rd_records(report);
+}
+
+int gpu_test_record_count(const cJSON *report)
+{
+    return cJSON_GetArraySize(rd_records(report));
+}
+
+const cJSON *gpu_test_only_record(const cJSON *report)
+{
+    assert_int_equal(gpu_test_record_count(report), 1);
+    return cJSON_GetArrayItem(rd_records(report), 0);
+}
+
+const char *gpu_test_variant(const cJSON *record)
+{
+    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
+}
+
+double gpu_test_median_ms(const cJSON *report, const char *variant)
+{
+    const cJSON *timing = cJSON_GetObjectItemCaseSensitive(gpu_test_record(report, variant),
+                                                           "timing");
+    const cJSON *median = cJSON_GetObjectItemCaseSensitive(timing, "median_ms");
+    assert_true(cJSON_IsNumber(median));
+    return median->valuedouble;
+}
+
+double gpu_test_measured(const cJSON *record, const char *alias)
+{
+    double predicted = NAN, measured = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
+    assert_false(isnan(measured));
+    return measured;
+}
+
+double gpu_test_resource(const cJSON *record, const char *name)
+{
+    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
+    assert_true(cJSON_IsObject(resources));
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(resources, name);
+    if (!cJSON_IsNumber(value))
+        fail_msg("%s: resources.%s is not a number", gpu_test_variant(record), name);
+    return value->valuedouble;
+}
+
+void gpu_test_print_miss(const cJSON *record, const char *what, double expected, double measured)
+{
+    char sizes[512] = "";
+    size_t used = 0;
+    const cJSON *name = NULL;
+    cJSON_ArrayForEach(name, cJSON_GetObjectItemCaseSensitive(record, "params_read"))
+    {
+        if (cJSON_IsString(name) && used < sizeof sizes)
+            used += (size_t)snprintf(sizes + used, sizeof sizes - used, " %s=%lld",
+                                     name->valuestring, gpu_test_param(record, name->valuestring));
+    }
+    fprintf(stderr, "  %s%s: %s expected %g, measured %g\n", gpu_test_variant(record), sizes, what,
+            expected, measured);
+}
+
+void gpu_test_assert_near_prediction(const cJSON *record, const char *alias,
+                                     double relative_tolerance)
+{
+    double predicted = NAN, measured = NAN;
+    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
+    assert_false(isnan(predicted));
+    assert_false(isnan(measured));
+    double relative = fabs(measured - predicted) / predicted;
+    if (relative > relative_tolerance)
+        gpu_test_print_miss(record, alias, predicted, measured);
+    assert_true(relative <= relative_tolerance);
 }
 
 cJSON *gpu_test_run_correct(const char *arguments, int time_limit_s)

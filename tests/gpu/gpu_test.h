@@ -56,6 +56,44 @@ const cJSON *gpu_test_record_at(const cJSON *report, const char *variant, const 
 /* A parameter of a record. */
 long long gpu_test_param(const cJSON *record, const char *name);
 
+/* How many variants the lab's table holds, as the program's --list prints them: the records a
+ * "--variant all" run makes at each sweep point. A test counts on this, never on a number of
+ * its own, so that a new variant changes no test. Fails the running CMocka test if --list
+ * fails or lists none. */
+int gpu_test_variant_count(void);
+
+/* The records of a report (to walk with cJSON_ArrayForEach), and how many there are. */
+const cJSON *gpu_test_records(const cJSON *report);
+int gpu_test_record_count(const cJSON *report);
+
+/* The one record of a report; fails the running CMocka test unless there is exactly one. */
+const cJSON *gpu_test_only_record(const cJSON *report);
+
+/* A record's variant name. */
+const char *gpu_test_variant(const cJSON *record);
+
+/* The median time of variant's first record, in ms; fails the running CMocka test if there is
+ * no such record or it was not timed. */
+double gpu_test_median_ms(const cJSON *report, const char *variant);
+
+/* The measured value of the metric with this alias in a record; fails the running CMocka test
+ * if the record has no such metric or did not measure it. */
+double gpu_test_measured(const cJSON *record, const char *alias);
+
+/* A number of the record's "resources" object (what the kernel costs the SM: registers, local
+ * and shared bytes, spills, blocks per SM); fails the running CMocka test if it has none. */
+double gpu_test_resource(const cJSON *record, const char *name);
+
+/* Prints on stderr, for a check that failed: the record's variant and the sizes it read, the
+ * metric (or what was compared), the value expected and the one measured. */
+void gpu_test_print_miss(const cJSON *record, const char *what, double expected, double measured);
+
+/* Fails the running CMocka test unless the metric with this alias was predicted and measured,
+ * and the measurement lies within relative_tolerance of the prediction (|measured - predicted|
+ * / predicted; a miss is printed first). */
+void gpu_test_assert_near_prediction(const cJSON *record, const char *alias,
+                                     double relative_tolerance);
+
 /* Writes text as kernels.cu in a fresh directory of its own (so nothing beside it is found by
  * an #include) and puts its path in path; fails the running CMocka test if it cannot. */
 void gpu_test_write_kernels(const char *text, char *path, size_t size);

@@ -34,50 +34,19 @@
 /* A whole number of warps, so that every warp runs the same code on 32 lanes. */
 #define SPILL_N (1 << 20)
 
-static const cJSON *only_record(const cJSON *report)
-{
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_int_equal(cJSON_GetArraySize(records), 1);
-    return cJSON_GetArrayItem(records, 0);
-}
-
-/* A number from the record's "resources" object (what the kernel costs the SM). */
-static double resource(const cJSON *record, const char *name)
-{
-    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
-    assert_true(cJSON_IsObject(resources));
-    const cJSON *value = cJSON_GetObjectItemCaseSensitive(resources, name);
-    if (!cJSON_IsNumber(value))
-        fail_msg("%s: resources.%s is not a number",
-                 cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring, name);
-    return value->valuedouble;
-}
-
-static double measured(const cJSON *record, const char *alias)
-{
-    double prediction = NAN, measurement = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
-    assert_false(isnan(measurement));
-    return measurement;
-}
-
+/* got within METRIC_TOLERANCE of expected: relatively, or absolutely where expected is 0. */
 static void assert_near(const cJSON *record, const char *what, double expected, double got)
 {
     double relative = expected == 0 ? fabs(got) : fabs(got - expected) / expected;
     if (relative > METRIC_TOLERANCE)
-        fprintf(stderr, "  %s lane_stride=%lld: %s expected %g, measured %g\n",
-                cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring,
-                gpu_test_param(record, "lane_stride"), what, expected, got);
+        gpu_test_print_miss(record, what, expected, got);
     assert_true(relative <= METRIC_TOLERANCE);
 }
 
 static void assert_metric_matches(const cJSON *record, const char *alias)
 {
-    double prediction = NAN, measurement = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &prediction, &measurement), 0);
-    assert_false(isnan(prediction));
-    assert_false(isnan(measurement));
-    assert_near(record, alias, prediction, measurement);
+    double prediction = gpu_test_predicted(record, alias);
+    assert_near(record, alias, prediction, gpu_test_measured(record, alias));
 }
 
 static void every_variant_is_correct_on_odd_sizes(void **state)
@@ -93,8 +62,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-        assert_int_equal(cJSON_GetArraySize(records), 5);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -105,12 +73,12 @@ static void static_index_stays_in_registers(void **state)
     (void)state;
     cJSON *report = gpu_test_run_with_counters(
         "--variant static_index --n 1048583 --lane_stride 7 --reps 1 --warmup 0", TIME_LIMIT_S);
-    const cJSON *record = only_record(report);
-    assert_int_equal((long long)resource(record, "local_bytes_per_thread"), 0);
-    assert_int_equal((long long)resource(record, "spill_store_bytes"), 0);
-    assert_int_equal((long long)resource(record, "spill_load_bytes"), 0);
-    assert_true(measured(record, "local_load_transactions") == 0);
-    assert_true(measured(record, "local_store_transactions") == 0);
+    const cJSON *record = gpu_test_only_record(report);
+    assert_int_equal((long long)gpu_test_resource(record, "local_bytes_per_thread"), 0);
+    assert_int_equal((long long)gpu_test_resource(record, "spill_store_bytes"), 0);
+    assert_int_equal((long long)gpu_test_resource(record, "spill_load_bytes"), 0);
+    assert_true(gpu_test_measured(record, "local_load_transactions") == 0);
+    assert_true(gpu_test_measured(record, "local_store_transactions") == 0);
     cJSON_Delete(report);
 }
 
@@ -121,13 +89,12 @@ static void dynamic_index_local_traffic_equals_the_model(void **state)
     cJSON *report = gpu_test_run_with_counters(
         "--variant dynamic_index --n 1048583 --sweep lane_stride=0:31 --reps 1 --warmup 0",
         TIME_LIMIT_S);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_int_equal(cJSON_GetArraySize(records), 32);
+    assert_int_equal(gpu_test_record_count(report), 32);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         /* The 32-float table, at least, lives in local memory; it is not a spill. */
-        assert_true(resource(record, "local_bytes_per_thread") >= 32 * sizeof(float));
+        assert_true(gpu_test_resource(record, "local_bytes_per_thread") >= 32 * sizeof(float));
         assert_metric_matches(record, "local_load_transactions");
         assert_metric_matches(record, "local_store_transactions");
         assert_metric_matches(record, "local_load_transactions_per_request");
@@ -146,8 +113,8 @@ static cJSON *run_spill_variant(const char *variant)
 
 static double local_sectors(const cJSON *record)
 {
-    return measured(record, "local_load_transactions") +
-           measured(record, "local_store_transactions");
+    return gpu_test_measured(record, "local_load_transactions") +
+           gpu_test_measured(record, "local_store_transactions");
 }
 
 /* The cap: fewer registers, more blocks per SM, spills that ptxas reports and the counters see.
@@ -158,30 +125,31 @@ static void capped_spills_where_uncapped_does_not(void **state)
     (void)state;
     cJSON *uncapped_report = run_spill_variant("uncapped");
     cJSON *capped_report = run_spill_variant("capped");
-    const cJSON *uncapped = only_record(uncapped_report);
-    const cJSON *capped = only_record(capped_report);
+    const cJSON *uncapped = gpu_test_only_record(uncapped_report);
+    const cJSON *capped = gpu_test_only_record(capped_report);
 
-    assert_int_equal((long long)resource(uncapped, "spill_store_bytes"), 0);
-    assert_int_equal((long long)resource(uncapped, "spill_load_bytes"), 0);
-    assert_int_equal((long long)resource(uncapped, "local_bytes_per_thread"), 0);
+    assert_int_equal((long long)gpu_test_resource(uncapped, "spill_store_bytes"), 0);
+    assert_int_equal((long long)gpu_test_resource(uncapped, "spill_load_bytes"), 0);
+    assert_int_equal((long long)gpu_test_resource(uncapped, "local_bytes_per_thread"), 0);
     assert_true(local_sectors(uncapped) == 0);
 
-    double spill_store_bytes = resource(capped, "spill_store_bytes");
-    double spill_load_bytes = resource(capped, "spill_load_bytes");
+    double spill_store_bytes = gpu_test_resource(capped, "spill_store_bytes");
+    double spill_load_bytes = gpu_test_resource(capped, "spill_load_bytes");
     assert_true(spill_store_bytes > 0);
     assert_true(spill_load_bytes > 0);
-    assert_true(resource(capped, "local_bytes_per_thread") > 0);
-    assert_true(resource(capped, "registers_per_thread") <= 64);
-    assert_true(resource(capped, "registers_per_thread") <
-                resource(uncapped, "registers_per_thread"));
-    assert_true(resource(capped, "blocks_per_sm") > resource(uncapped, "blocks_per_sm"));
+    assert_true(gpu_test_resource(capped, "local_bytes_per_thread") > 0);
+    assert_true(gpu_test_resource(capped, "registers_per_thread") <= 64);
+    assert_true(gpu_test_resource(capped, "registers_per_thread") <
+                gpu_test_resource(uncapped, "registers_per_thread"));
+    assert_true(gpu_test_resource(capped, "blocks_per_sm") >
+                gpu_test_resource(uncapped, "blocks_per_sm"));
     assert_true(local_sectors(capped) > local_sectors(uncapped));
 
     double warps = SPILL_N / WARP_LANES;
     assert_near(capped, "local_store_transactions", spill_store_bytes * warps,
-                measured(capped, "local_store_transactions"));
+                gpu_test_measured(capped, "local_store_transactions"));
     assert_near(capped, "local_load_transactions", spill_load_bytes * warps,
-                measured(capped, "local_load_transactions"));
+                gpu_test_measured(capped, "local_load_transactions"));
     cJSON_Delete(uncapped_report);
     cJSON_Delete(capped_report);
 }
@@ -193,20 +161,21 @@ static void smem_spill_moves_spills_out_of_local_memory(void **state)
     (void)state;
     cJSON *capped_report = run_spill_variant("capped");
     cJSON *smem_report = run_spill_variant("smem_spill");
-    const cJSON *capped = only_record(capped_report);
-    const cJSON *smem_spill = only_record(smem_report);
-    if (resource(smem_spill, "shared_bytes_per_block") == 0) {
+    const cJSON *capped = gpu_test_only_record(capped_report);
+    const cJSON *smem_spill = gpu_test_only_record(smem_report);
+    if (gpu_test_resource(smem_spill, "shared_bytes_per_block") == 0) {
         fprintf(stderr, "this toolkit did not spill to shared memory (%s)\n",
-                cJSON_GetObjectItemCaseSensitive(smem_spill, "variant")->valuestring);
+                gpu_test_variant(smem_spill));
         cJSON_Delete(capped_report);
         cJSON_Delete(smem_report);
         skip();
     }
-    assert_true(resource(smem_spill, "spill_store_bytes") < resource(capped, "spill_store_bytes"));
+    assert_true(gpu_test_resource(smem_spill, "spill_store_bytes") <
+                gpu_test_resource(capped, "spill_store_bytes"));
     assert_true(local_sectors(smem_spill) < local_sectors(capped));
-    assert_true(measured(smem_spill, "shared_store_instructions") > 0);
-    assert_true(measured(smem_spill, "shared_load_instructions") > 0);
-    assert_true(measured(capped, "shared_load_instructions") == 0);
+    assert_true(gpu_test_measured(smem_spill, "shared_store_instructions") > 0);
+    assert_true(gpu_test_measured(smem_spill, "shared_load_instructions") > 0);
+    assert_true(gpu_test_measured(capped, "shared_load_instructions") == 0);
     cJSON_Delete(capped_report);
     cJSON_Delete(smem_report);
 }
@@ -236,13 +205,13 @@ static void spills_are_those_of_the_loaded_kernels(void **state)
     snprintf(arguments, sizeof arguments, "--variant capped --n %d --metrics none --reps 1 --warmup 0",
              SPILL_N);
     cJSON *own_report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-    const cJSON *loaded = only_record(loaded_report);
-    const cJSON *own = only_record(own_report);
-    assert_int_equal((long long)resource(loaded, "spill_store_bytes"), 0);
-    assert_int_equal((long long)resource(loaded, "spill_load_bytes"), 0);
-    assert_int_equal((long long)resource(loaded, "local_bytes_per_thread"), 0);
-    assert_true(resource(loaded, "registers_per_thread") > 64);
-    assert_true(resource(own, "spill_store_bytes") > 0);
+    const cJSON *loaded = gpu_test_only_record(loaded_report);
+    const cJSON *own = gpu_test_only_record(own_report);
+    assert_int_equal((long long)gpu_test_resource(loaded, "spill_store_bytes"), 0);
+    assert_int_equal((long long)gpu_test_resource(loaded, "spill_load_bytes"), 0);
+    assert_int_equal((long long)gpu_test_resource(loaded, "local_bytes_per_thread"), 0);
+    assert_true(gpu_test_resource(loaded, "registers_per_thread") > 64);
+    assert_true(gpu_test_resource(own, "spill_store_bytes") > 0);
     cJSON_Delete(loaded_report);
     cJSON_Delete(own_report);
     gpu_test_remove_kernels(path);

@@ -25,7 +25,6 @@
 
 #define TIME_LIMIT_S 300
 #define SECTOR_TOLERANCE 0.05
-#define VARIANT_COUNT 5 /* naive, tiled16, tiled32, coarsened, cublas */
 
 static void every_variant_is_correct_on_any_shape(void **state)
 {
@@ -44,8 +43,7 @@ static void every_variant_is_correct_on_any_shape(void **state)
         snprintf(arguments, sizeof arguments,
                  "--variant all %s --metrics none --reps 1 --warmup 0 --seed %zu", sizes[i], 20 + i);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
-                         VARIANT_COUNT);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -61,15 +59,6 @@ static void sizes_beyond_device_memory_are_refused(void **state)
     assert_null(report);
 }
 
-static double shared_bytes_per_block(const cJSON *record)
-{
-    const cJSON *resources = cJSON_GetObjectItemCaseSensitive(record, "resources");
-    assert_true(cJSON_IsObject(resources));
-    const cJSON *bytes = cJSON_GetObjectItemCaseSensitive(resources, "shared_bytes_per_block");
-    assert_true(cJSON_IsNumber(bytes));
-    return bytes->valuedouble;
-}
-
 /* Two tiles of TILE_WIDTH^2 floats: 2 KiB for 16, 8 KiB for 32; the coarsened kernel holds two
  * buffers of a 128 x 8 and an 8 x 128 tile. cuBLAS has no kernel of the lab's own. */
 static void shared_memory_per_block_is_the_declared_tiles(void **state)
@@ -77,10 +66,12 @@ static void shared_memory_per_block_is_the_declared_tiles(void **state)
     (void)state;
     cJSON *report = gpu_test_run_correct(
         "--variant all --m 33 --k 65 --n 17 --metrics none --reps 1 --warmup 0", TIME_LIMIT_S);
-    assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled16")) == 2 * 16 * 16 * 4);
-    assert_true(shared_bytes_per_block(gpu_test_record(report, "tiled32")) == 2 * 32 * 32 * 4);
-    assert_true(shared_bytes_per_block(gpu_test_record(report, "coarsened")) == 2 * 2 * 8 * 128 * 4);
-    assert_true(shared_bytes_per_block(gpu_test_record(report, "naive")) == 0);
+    const char *bytes = "shared_bytes_per_block";
+    assert_true(gpu_test_resource(gpu_test_record(report, "tiled16"), bytes) == 2 * 16 * 16 * 4);
+    assert_true(gpu_test_resource(gpu_test_record(report, "tiled32"), bytes) == 2 * 32 * 32 * 4);
+    assert_true(gpu_test_resource(gpu_test_record(report, "coarsened"), bytes) ==
+                2 * 2 * 8 * 128 * 4);
+    assert_true(gpu_test_resource(gpu_test_record(report, "naive"), bytes) == 0);
     assert_true(cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(gpu_test_record(report, "cublas"),
                                                               "resources")));
     cJSON_Delete(report);

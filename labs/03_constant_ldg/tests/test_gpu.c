@@ -18,7 +18,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,26 +30,6 @@
 /* A few LDCs per warp load kernel parameters (one request each) beside the 512 table loads,
  * which moves requests per instruction by about 1% at 32 words. */
 #define REQUEST_TOLERANCE 0.05
-
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
-
-static void assert_metric_matches(const cJSON *record, const char *alias, double tolerance)
-{
-    double predicted = NAN, measured = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
-    assert_false(isnan(predicted));
-    assert_false(isnan(measured));
-    double relative = fabs(measured - predicted) / predicted;
-    if (relative > tolerance)
-        fprintf(stderr, "  %s rows=%lld cols=%lld mask=%lld distinct=%lld: %s predicted %g, measured %g\n",
-                variant_of(record), gpu_test_param(record, "rows"), gpu_test_param(record, "cols"),
-                gpu_test_param(record, "mask"), gpu_test_param(record, "distinct"), alias,
-                predicted, measured);
-    assert_true(relative <= tolerance);
-}
 
 static void every_variant_is_correct_with_edges(void **state)
 {
@@ -69,9 +48,8 @@ static void every_variant_is_correct_with_edges(void **state)
         snprintf(arguments, sizeof arguments, "--variant all %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        int expected = strstr(cases[i], "--sweep") != NULL ? 6 * 7 : 6;
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
-                         expected);
+        int sweep_points = strstr(cases[i], "--sweep") != NULL ? 7 : 1;
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count() * sweep_points);
         cJSON_Delete(report);
     }
 }
@@ -91,10 +69,10 @@ static void convolution_loads_equal_the_model(void **state)
                  variants[v]);
         cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
         const cJSON *record = NULL;
-        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+        cJSON_ArrayForEach(record, gpu_test_records(report))
         {
-            assert_metric_matches(record, "gld_requests", LOAD_TOLERANCE);
-            assert_metric_matches(record, "gld_transactions", LOAD_TOLERANCE);
+            gpu_test_assert_near_prediction(record, "gld_requests", LOAD_TOLERANCE);
+            gpu_test_assert_near_prediction(record, "gld_transactions", LOAD_TOLERANCE);
         }
         cJSON_Delete(report);
     }
@@ -105,8 +83,9 @@ static void broadcast_is_one_request_per_instruction(void **state)
     (void)state;
     cJSON *report = gpu_test_run_with_counters(
         "--variant constant_broadcast --rows 1024 --cols 1024 --reps 1 --warmup 0", TIME_LIMIT_S);
-    const cJSON *record = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0);
-    assert_metric_matches(record, "constant_requests_per_instruction", REQUEST_TOLERANCE);
+    const cJSON *record = cJSON_GetArrayItem(gpu_test_records(report), 0);
+    gpu_test_assert_near_prediction(record, "constant_requests_per_instruction",
+                                    REQUEST_TOLERANCE);
     cJSON_Delete(report);
 }
 
@@ -119,30 +98,14 @@ static void divergent_requests_equal_distinct_words(void **state)
                                                "--cols 1024 --spacing 16 --sweep distinct=1:32 "
                                                "--reps 1 --warmup 0",
                                                TIME_LIMIT_S);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_int_equal(cJSON_GetArraySize(records), 32);
+    assert_int_equal(gpu_test_record_count(report), 32);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
-        assert_metric_matches(record, "constant_requests_per_instruction", REQUEST_TOLERANCE);
+        gpu_test_assert_near_prediction(record, "constant_requests_per_instruction",
+                                        REQUEST_TOLERANCE);
     }
     cJSON_Delete(report);
-}
-
-static double median_ms(const cJSON *report, const char *variant)
-{
-    const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
-    {
-        if (strcmp(variant_of(record), variant) == 0) {
-            const cJSON *timing = cJSON_GetObjectItemCaseSensitive(record, "timing");
-            const cJSON *median = cJSON_GetObjectItemCaseSensitive(timing, "median_ms");
-            assert_true(cJSON_IsNumber(median));
-            return median->valuedouble;
-        }
-    }
-    fail_msg("no record for %s", variant);
-    return NAN;
 }
 
 /* 32 requests one after another against one request of 32 sectors: the constant cache loses.
@@ -153,8 +116,8 @@ static void divergent_constant_is_slower_than_ldg(void **state)
     cJSON *report = gpu_test_run_correct("--variant all --rows 2048 --cols 2048 --distinct 32 "
                                          "--spacing 16 --metrics none --reps 10 --warmup 2",
                                          TIME_LIMIT_S);
-    double constant = median_ms(report, "constant_divergent");
-    double ldg = median_ms(report, "ldg_divergent");
+    double constant = gpu_test_median_ms(report, "constant_divergent");
+    double ldg = gpu_test_median_ms(report, "ldg_divergent");
     fprintf(stderr, "  32 words: constant %.3f ms, ldg %.3f ms (%.2fx)\n", constant, ldg,
             constant / ldg);
     assert_true(constant > ldg);

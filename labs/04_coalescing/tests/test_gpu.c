@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "gpu_test.h"
 
@@ -33,7 +31,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 4);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -49,32 +47,16 @@ static void sizes_beyond_device_memory_are_refused(void **state)
     assert_null(report);
 }
 
-static void assert_metric_matches(const cJSON *record, const char *alias)
-{
-    double predicted = NAN, measured = NAN;
-    assert_int_equal(gpu_test_metric(record, alias, &predicted, &measured), 0);
-    assert_false(isnan(predicted));
-    assert_false(isnan(measured));
-    double relative = fabs(measured - predicted) / predicted;
-    if (relative > METRIC_TOLERANCE)
-        fprintf(stderr, "  %s stride=%lld offset=%lld: %s predicted %g, measured %g\n",
-                cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring,
-                gpu_test_param(record, "stride"), gpu_test_param(record, "offset"), alias,
-                predicted, measured);
-    assert_true(relative <= METRIC_TOLERANCE);
-}
-
 static void counters_equal_the_model(const char *arguments, int expected_records)
 {
     cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_int_equal(cJSON_GetArraySize(records), expected_records);
+    assert_int_equal(gpu_test_record_count(report), expected_records);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
-        assert_metric_matches(record, "gld_efficiency");
-        assert_metric_matches(record, "gld_transactions_per_request");
-        assert_metric_matches(record, "gst_efficiency");
+        gpu_test_assert_near_prediction(record, "gld_efficiency", METRIC_TOLERANCE);
+        gpu_test_assert_near_prediction(record, "gld_transactions_per_request", METRIC_TOLERANCE);
+        gpu_test_assert_near_prediction(record, "gst_efficiency", METRIC_TOLERANCE);
     }
     cJSON_Delete(report);
 }

@@ -36,11 +36,6 @@ static const char *const transposes[] = {"transpose_naive", "transpose_shared", 
                                          "transpose_swizzled"};
 #define TRANSPOSE_COUNT (sizeof transposes / sizeof transposes[0])
 
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
-
 /* The model's own count in *predicted: where it counts no conflict the report predicts a range
  * (the counter's residue), whose low end that count is; the measurement must lie inside it. */
 static void read_metric(const cJSON *record, const char *alias, double *predicted, double *measured)
@@ -56,14 +51,6 @@ static void read_metric(const cJSON *record, const char *alias, double *predicte
     }
 }
 
-static void report_miss(const cJSON *record, const char *alias, double predicted, double measured)
-{
-    fprintf(stderr, "  %s rows=%lld cols=%lld stride=%lld width=%lld: %s predicted %g, measured %g\n",
-            variant_of(record), gpu_test_param(record, "rows"), gpu_test_param(record, "cols"),
-            gpu_test_param(record, "stride"), gpu_test_param(record, "width"), alias, predicted,
-            measured);
-}
-
 /* Measured within relative_tolerance of the (non-zero) prediction. */
 static void assert_metric_matches(const cJSON *record, const char *alias, double relative_tolerance)
 {
@@ -72,7 +59,7 @@ static void assert_metric_matches(const cJSON *record, const char *alias, double
     assert_true(predicted > 0);
     double relative = fabs(measured - predicted) / predicted;
     if (relative > relative_tolerance)
-        report_miss(record, alias, predicted, measured);
+        gpu_test_print_miss(record, alias, predicted, measured);
     assert_true(relative <= relative_tolerance);
 }
 
@@ -84,7 +71,7 @@ static void assert_no_excess(const cJSON *record, const char *alias)
     read_metric(record, alias, &predicted, &measured);
     double excess = measured - predicted;
     if (excess < -COUNT_TOLERANCE * predicted || excess >= RESIDUE_PER_INSTRUCTION)
-        report_miss(record, alias, predicted, measured);
+        gpu_test_print_miss(record, alias, predicted, measured);
     assert_true(excess >= -COUNT_TOLERANCE * predicted);
     assert_true(excess < RESIDUE_PER_INSTRUCTION);
 }
@@ -117,7 +104,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         snprintf(arguments, sizeof arguments, "--variant all %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 6);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -133,7 +120,7 @@ static void shared_stride_is_correct_at_every_stride_and_width(void **state)
                  "--warmup 0",
                  widths[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 32);
+        assert_int_equal(gpu_test_record_count(report), 32);
         cJSON_Delete(report);
     }
 }
@@ -210,10 +197,9 @@ static void transpose_efficiency_equals_the_model_on_odd_sizes(void **state)
 static void check_stride_sweep(const char *arguments, int expected_records)
 {
     cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
-    const cJSON *records = cJSON_GetObjectItemCaseSensitive(report, "records");
-    assert_int_equal(cJSON_GetArraySize(records), expected_records);
+    assert_int_equal(gpu_test_record_count(report), expected_records);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, records)
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         assert_metric_matches(record, "shared_load_instructions", COUNT_TOLERANCE);
         assert_metric_matches(record, "shared_load_transactions_per_request", WAVEFRONT_TOLERANCE);

@@ -22,20 +22,13 @@
 
 #define TIME_LIMIT_S 300
 #define METRIC_TOLERANCE 0.01
-#define VARIANTS 3
-
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
 
 /* A report with counters and this many records, or a skip where this machine cannot read
  * counters. */
 static cJSON *run_with_counters(const char *arguments, int expected_records)
 {
     cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
-                     expected_records);
+    assert_int_equal(gpu_test_record_count(report), expected_records);
     return report;
 }
 
@@ -54,8 +47,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
                  "--variant all --sweep fields=1:8:7 %s --metrics none --reps 2 --warmup 1",
                  cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
-                         2 * VARIANTS);
+        assert_int_equal(gpu_test_record_count(report), 2 * gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -92,24 +84,16 @@ static void assert_within(const cJSON *record, const char *alias, double measure
 {
     double relative = fabs(measured - expected) / expected;
     if (relative > METRIC_TOLERANCE)
-        fprintf(stderr, "  %s fields=%lld: %s expected %g, measured %g\n", variant_of(record),
-                gpu_test_param(record, "fields"), alias, expected, measured);
+        gpu_test_print_miss(record, alias, expected, measured);
     assert_true(relative <= METRIC_TOLERANCE);
-}
-
-static void assert_metric_matches(const cJSON *record, const char *alias)
-{
-    double predicted = NAN;
-    double measured = measured_metric(record, alias, &predicted);
-    assert_within(record, alias, measured, predicted);
 }
 
 static void assert_access_matches(const cJSON *record)
 {
-    assert_metric_matches(record, "gld_efficiency");
-    assert_metric_matches(record, "gld_transactions_per_request");
-    assert_metric_matches(record, "gst_efficiency");
-    assert_metric_matches(record, "gst_transactions_per_request");
+    gpu_test_assert_near_prediction(record, "gld_efficiency", METRIC_TOLERANCE);
+    gpu_test_assert_near_prediction(record, "gld_transactions_per_request", METRIC_TOLERANCE);
+    gpu_test_assert_near_prediction(record, "gst_efficiency", METRIC_TOLERANCE);
+    gpu_test_assert_near_prediction(record, "gst_transactions_per_request", METRIC_TOLERANCE);
 }
 
 /* n is a multiple of every group of particles the kernels use, so there is no partial warp. */
@@ -120,7 +104,7 @@ static void soa_loads_are_fully_coalesced(void **state)
     (void)state;
     cJSON *report = run_with_counters("--variant soa --sweep fields=1:8:7 " COUNTER_RUN, 2);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         double predicted = NAN;
         double measured = measured_metric(record, "gld_efficiency", &predicted);
@@ -133,7 +117,7 @@ static void aos_with_one_field_equals_the_model(void **state)
 {
     (void)state;
     cJSON *report = run_with_counters("--variant aos --fields 1 " COUNTER_RUN, 1);
-    assert_access_matches(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(report, "records"), 0));
+    assert_access_matches(cJSON_GetArrayItem(gpu_test_records(report), 0));
     cJSON_Delete(report);
 }
 
@@ -141,9 +125,9 @@ static void every_layout_equals_the_model(void **state)
 {
     (void)state;
     cJSON *report = run_with_counters("--variant all --sweep fields=1:8:7 " COUNTER_RUN,
-                                      2 * VARIANTS);
+                                      2 * gpu_test_variant_count());
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         assert_access_matches(record);
     }
@@ -158,16 +142,16 @@ static void one_field_aos_reads_four_times_the_dram_of_soa(void **state)
     cJSON *report = run_with_counters(
         "--variant all --fields 1 --n 16777216 --metrics dram_read_bytes,dram_write_bytes "
         "--reps 1 --warmup 0",
-        VARIANTS);
+        gpu_test_variant_count());
     double aos_bytes = NAN, soa_bytes = NAN;
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         double predicted = NAN;
         double measured = measured_metric(record, "dram_read_bytes", &predicted);
-        if (strcmp(variant_of(record), "aos") == 0)
+        if (strcmp(gpu_test_variant(record), "aos") == 0)
             aos_bytes = measured;
-        else if (strcmp(variant_of(record), "soa") == 0)
+        else if (strcmp(gpu_test_variant(record), "soa") == 0)
             soa_bytes = measured;
     }
     fprintf(stderr, "  DRAM bytes read with one field: aos %.0f, soa %.0f (%.2fx)\n", aos_bytes,

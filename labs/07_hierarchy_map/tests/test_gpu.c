@@ -20,11 +20,6 @@
 #define METRIC_TOLERANCE 0.02   /* a point prediction */
 #define RANGE_SLACK 0.05        /* a range's ends, stretched as the reports judge them */
 
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
-
 static double number_at(const cJSON *object, const char *first, const char *second)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(object, first);
@@ -54,9 +49,9 @@ static void every_variant_is_correct(void **state)
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
         const cJSON *record;
-        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        cJSON_ArrayForEach(record, gpu_test_records(report)) {
             /* Every latency variant measured its cycles, and the launch held them. */
-            if (strstr(variant_of(record), "bandwidth") == NULL)
+            if (strstr(gpu_test_variant(record), "bandwidth") == NULL)
                 assert_true(cycles_per_op(record) > 0);
         }
         cJSON_Delete(report);
@@ -86,7 +81,7 @@ static void latency_rises_from_level_to_level(void **state)
 static double first_step(const cJSON *report, double threshold)
 {
     const cJSON *record;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+    cJSON_ArrayForEach(record, gpu_test_records(report)) {
         double cycles = cycles_per_op(record);
         double bytes = (double)gpu_test_param(record, "working_set");
         fprintf(stderr, "  chase %10.0f bytes: %7.1f cycles\n", bytes, cycles);
@@ -150,8 +145,8 @@ static void assert_agrees(const cJSON *record, const char *alias)
                  ? measured >= low * (1 - RANGE_SLACK) && measured <= predicted * (1 + RANGE_SLACK)
                  : fabs(measured - predicted) <= METRIC_TOLERANCE * fmax(fabs(predicted), 1.0);
     fprintf(stderr, "  %-18s working_set=%-10lld %-33s predicted %.6g..%.6g, measured %.6g%s\n",
-            variant_of(record), gpu_test_param(record, "working_set"), alias, low, predicted, measured,
-            ok ? "" : "  <- disagrees");
+            gpu_test_variant(record), gpu_test_param(record, "working_set"), alias, low, predicted,
+            measured, ok ? "" : "  <- disagrees");
     assert_true(ok);
 }
 
@@ -169,7 +164,7 @@ static void counters_agree_with_the_level(void **state)
         snprintf(arguments, sizeof arguments, "%s --metrics default --reps 1 --warmup 0", runs[i]);
         cJSON *report = gpu_test_run_with_counters(arguments, TIME_LIMIT_S);
         const cJSON *record;
-        cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+        cJSON_ArrayForEach(record, gpu_test_records(report)) {
             const cJSON *metric;
             cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics")) {
                 assert_agrees(record, cJSON_GetObjectItemCaseSensitive(metric, "alias")->valuestring);
@@ -213,10 +208,10 @@ static void bandwidth_reaches_its_peak(void **state)
                                          "--reps 5 --warmup 1",
                                          TIME_LIMIT_S);
     const cJSON *record;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records")) {
+    cJSON_ArrayForEach(record, gpu_test_records(report)) {
         double pct = number_at(record, "pct_of_peak", NULL);
         const cJSON *source = cJSON_GetObjectItemCaseSensitive(record, "peak_source");
-        fprintf(stderr, "  %-19s %9.0f GB/s, %5.1f%% of %9.0f (%s)\n", variant_of(record),
+        fprintf(stderr, "  %-19s %9.0f GB/s, %5.1f%% of %9.0f (%s)\n", gpu_test_variant(record),
                 number_at(record, "gbps", NULL), pct, number_at(record, "peak_gbps", NULL),
                 cJSON_IsString(source) ? source->valuestring : "no source");
         assert_true(cJSON_IsString(source));

@@ -18,11 +18,6 @@
 #define TIME_LIMIT_S 300
 #define METRIC_TOLERANCE 0.01
 
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
-
 static void every_variant_is_correct_on_odd_sizes_and_skew(void **state)
 {
     (void)state;
@@ -39,7 +34,7 @@ static void every_variant_is_correct_on_odd_sizes_and_skew(void **state)
         char arguments[256];
         snprintf(arguments, sizeof arguments, "%s --metrics none --reps 2 --warmup 1", cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")), 6);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -60,8 +55,8 @@ static void assert_metric_matches(const cJSON *record, const char *alias)
                                : fabs(measured - predicted) / scale <= METRIC_TOLERANCE;
     if (!holds) {
         fprintf(stderr, "  %s distinct=%lld: %s predicted %.0f..%.0f, measured %.0f\n",
-                variant_of(record), gpu_test_param(record, "distinct"), alias, low, predicted,
-                measured);
+                gpu_test_variant(record), gpu_test_param(record, "distinct"), alias, low,
+                predicted, measured);
         fail();
     }
 }
@@ -79,25 +74,17 @@ static void counters_equal_the_model(void **state)
         "--variant global_atomic,shared_private,warp_aggregated --n 4194304 --bins 256 "
         "--sweep distinct=1,8,32 --reps 1 --warmup 0", TIME_LIMIT_S);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
         for (size_t m = 0; m < sizeof histogram_metrics / sizeof histogram_metrics[0]; m++)
             assert_metric_matches(record, histogram_metrics[m]);
     cJSON_Delete(report);
 
     report = gpu_test_run_with_counters(
         "--variant atomic_each,shared_tree,warp_shuffle --n 4194304 --reps 1 --warmup 0", TIME_LIMIT_S);
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
         for (size_t m = 0; m < sizeof sum_metrics / sizeof sum_metrics[0]; m++)
             assert_metric_matches(record, sum_metrics[m]);
     cJSON_Delete(report);
-}
-
-static double measured(const cJSON *report, const char *variant, const char *alias)
-{
-    double predicted = NAN, value = NAN;
-    assert_int_equal(gpu_test_metric(gpu_test_record(report, variant), alias, &predicted, &value), 0);
-    assert_false(isnan(value));
-    return value;
 }
 
 /* All values of a warp in one bin: the naive histogram sends one reduction operand per value,
@@ -108,8 +95,8 @@ static void privatization_cuts_global_atomics_32_fold(void **state)
     cJSON *report = gpu_test_run_with_counters(
         "--variant global_atomic,shared_private --n 4194304 --bins 1 --distinct 1 "
         "--metrics l2_red_bytes --reps 1 --warmup 0", TIME_LIMIT_S);
-    double naive = measured(report, "global_atomic", "l2_red_bytes");
-    double private_ = measured(report, "shared_private", "l2_red_bytes");
+    double naive = gpu_test_measured(gpu_test_record(report, "global_atomic"), "l2_red_bytes");
+    double private_ = gpu_test_measured(gpu_test_record(report, "shared_private"), "l2_red_bytes");
     fprintf(stderr, "  l2_red_bytes: global_atomic %.0f, shared_private %.0f\n", naive, private_);
     assert_true(private_ * 32 <= naive);
     cJSON_Delete(report);

@@ -25,20 +25,6 @@
 #define TIME_LIMIT_S 300
 #define METRIC_TOLERANCE 0.01
 
-static const char *variant_of(const cJSON *record)
-{
-    return cJSON_GetObjectItemCaseSensitive(record, "variant")->valuestring;
-}
-
-static double median_ms(const cJSON *report, const char *variant)
-{
-    const cJSON *timing = cJSON_GetObjectItemCaseSensitive(gpu_test_record(report, variant),
-                                                           "timing");
-    const cJSON *median = cJSON_GetObjectItemCaseSensitive(timing, "median_ms");
-    assert_true(cJSON_IsNumber(median));
-    return median->valuedouble;
-}
-
 static void every_variant_is_correct_on_odd_sizes(void **state)
 {
     (void)state;
@@ -54,8 +40,7 @@ static void every_variant_is_correct_on_odd_sizes(void **state)
         snprintf(arguments, sizeof arguments,
                  "--variant all --stride_kib 4 %s --metrics none --reps 2 --warmup 1", cases[i]);
         cJSON *report = gpu_test_run_correct(arguments, TIME_LIMIT_S);
-        assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(report, "records")),
-                         10);
+        assert_int_equal(gpu_test_record_count(report), gpu_test_variant_count());
         cJSON_Delete(report);
     }
 }
@@ -80,8 +65,8 @@ static void assert_record_matches_the_model(const cJSON *record)
                               measured <= predicted * (1 + METRIC_TOLERANCE)
                         : fabs(measured - predicted) <= METRIC_TOLERANCE * predicted;
         if (!holds)
-            fprintf(stderr, "  %s: %s predicted %.0f..%.0f, measured %.0f\n", variant_of(record),
-                    alias, low, predicted, measured);
+            fprintf(stderr, "  %s: %s predicted %.0f..%.0f, measured %.0f\n",
+                    gpu_test_variant(record), alias, low, predicted, measured);
         assert_true(holds);
     }
 }
@@ -92,7 +77,7 @@ static void migrations_equal_the_model(void **state)
     cJSON *report = gpu_test_run_with_counters("--variant all --n 8388608 --reps 1 --warmup 0",
                                                TIME_LIMIT_S);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         assert_record_matches_the_model(record);
     }
@@ -115,7 +100,7 @@ static void isolated_words_move_one_block_each(void **state)
         "--variant managed_sparse --n 33554432 --sweep stride_kib=64,256,2048,8192 --reps 1 --warmup 0",
         TIME_LIMIT_S);
     const cJSON *record = NULL;
-    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(report, "records"))
+    cJSON_ArrayForEach(record, gpu_test_records(report))
     {
         double predicted = NAN, bytes = NAN, migrations = NAN;
         assert_int_equal(gpu_test_metric(record, "um_htod_bytes", &predicted, &bytes), 0);
@@ -143,11 +128,13 @@ static void the_link_is_used_as_the_lesson_says(void **state)
         "managed_first_touch,managed_prefetch --n 16777216 --reuse 4 --metrics none --reps 5 "
         "--warmup 1",
         TIME_LIMIT_S);
-    double pageable = median_ms(report, "pageable_copy"), pinned = median_ms(report, "pinned_copy");
-    double once = median_ms(report, "zero_copy"), reused = median_ms(report, "zero_copy_reused");
-    double copied = median_ms(report, "copy_then_reuse");
-    double faulted = median_ms(report, "managed_first_touch");
-    double prefetched = median_ms(report, "managed_prefetch");
+    double pageable = gpu_test_median_ms(report, "pageable_copy");
+    double pinned = gpu_test_median_ms(report, "pinned_copy");
+    double once = gpu_test_median_ms(report, "zero_copy");
+    double reused = gpu_test_median_ms(report, "zero_copy_reused");
+    double copied = gpu_test_median_ms(report, "copy_then_reuse");
+    double faulted = gpu_test_median_ms(report, "managed_first_touch");
+    double prefetched = gpu_test_median_ms(report, "managed_prefetch");
     fprintf(stderr, "  ms: pageable %.3f pinned %.3f | zero-copy %.3f, reused x4 %.3f, copy then "
                     "reuse %.3f | first touch %.3f, prefetched %.3f\n",
             pageable, pinned, once, reused, copied, faulted, prefetched);
