@@ -189,8 +189,8 @@ long long ml_size(const ml_problem *problem, const char *name);
 
 /* The bytes of the variant's kernel's machine code, and in constant_bytes (NULL: not wanted)
  * its constant bank 0, for the model GPU's architecture (the cubin the driver runs there), from
- * the loaded kernels or, under --model, the program's own (ml_kernels_code_bytes, kernel_module.h).
- * 0 and 0 when the kernels hold no cubin for it, or the variant has no kernel. */
+ * the loaded kernels or, under --model, the program's own (ml_kernels_code_bytes,
+ * kernel_module.h). 0 and 0 when the kernels hold no cubin for it, or the variant has no kernel. */
 double ml_kernel_code_bytes(const ml_problem *problem, double *constant_bytes);
 /* dram_read_bytes of one launch of the variant's kernel whose data reads are data_low to
  * data_high bytes (a point when equal; data_reason says why not, NULL for a point), touching

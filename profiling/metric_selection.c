@@ -121,7 +121,6 @@ int prof_check_selection(const char *chip, prof_selection *selection, char *erro
     return 0;
 }
 
-/* 1 if the selection has a unified-memory counter (unified 1) or a Perfworks metric (0). */
 int prof_selection_has(const prof_selection *selection, int unified)
 {
     for (int i = 0; i < selection->count; i++)

@@ -15,8 +15,6 @@ int ml_output_is_zeroed(const ml_problem *problem)
     return problem->output_kind != ML_OUTPUT_WRITTEN;
 }
 
-/* Before every launch the output is poisoned (an element the kernel never writes fails) or
- * zeroed (an output the kernel adds into), and a kernel that keeps a clock has it zeroed. */
 void ml_poison_output(const ml_problem *problem)
 {
     /* All bits set is a NaN: an element the kernel never writes fails the comparison. An output
@@ -28,9 +26,6 @@ void ml_poison_output(const ml_problem *problem)
         ML_CUDA_CHECK(cudaMemset(problem->cycles, 0, sizeof *problem->cycles));
 }
 
-/* Before every timed and profiled launch: inputs made from a secret seed, so that no launch sees
- * inputs an earlier one saw (a result computed once and replayed is wrong) and no kernel can
- * know them in advance. */
 void ml_refresh_inputs(ml_problem *problem)
 {
     uint64_t seed;
@@ -39,9 +34,6 @@ void ml_refresh_inputs(ml_problem *problem)
     problem->variant->family->fill_inputs(problem);
 }
 
-/* Compares the output at ML_RANDOM_CHECKS positions drawn from the OS's random source (every
- * element of a smaller output) with the lab's reference there, and adds what differs to the
- * record. `which` launch it was is named once, when the record fails here first. */
 void ml_check_random_positions(const ml_problem *problem, host_staging *staging,
                                const char *which, ml_record *record)
 {
@@ -97,9 +89,6 @@ void ml_check_random_positions(const ml_problem *problem, host_staging *staging,
     record->correct = 0;
 }
 
-/* Rule 7: after every launch whose output is checked, nothing outside the run's buffers
- * changed (the guards around each, ml_device_buffer). A changed guard word counts as a
- * mismatch of the record, whatever the kernel knew about being checked. */
 void ml_check_guards(const ml_problem *problem, const char *which, ml_record *record)
 {
     char where[256];
@@ -249,8 +238,6 @@ void ml_check_problem(const ml_lab *lab, const ml_problem *problem)
     }
 }
 
-/* The checked launch, on the inputs of --seed (so a failure can be replayed): every element
- * compared with the reference, or the lab's sample of them and positions no one can know. */
 void ml_check_variant(const ml_problem *problem, host_staging *staging,
                       ml_record *record)
 {

@@ -170,9 +170,6 @@ typedef struct {
 
 static open_attempt perfworks_attempt, unified_attempt;
 
-/* The profiler, when a variant asks for metrics: opened, and every selection known to the
- * device's chip (an unknown metric is bad input); where counters cannot be read, a warning and
- * the run goes on without them. */
 int ml_open_profiler(lab_run *run)
 {
     const ml_lab *lab = run->lab;

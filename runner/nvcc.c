@@ -87,8 +87,9 @@ int ml_nvcc_gencode(const char *architectures, char options[][64], int max, char
         while (*p != '\0' && *p != ';' && *p != ' ' && *p != ',')
             p++;
         if (n == 0 || !isdigit((unsigned char)arch[0]) || count == max)
-            return ml_kernels_fail(error, error_size, "CUDA architectures '%s': expected numbers such as 90",
-                        architectures);
+            return ml_kernels_fail(error, error_size,
+                                   "CUDA architectures '%s': expected numbers such as 90",
+                                   architectures);
         snprintf(options[count++], 64, "-gencode=arch=compute_%s,code=sm_%s", arch, arch);
     }
     if (count == 0)
@@ -118,7 +119,8 @@ int ml_kernels_scratch(char *path, size_t size, char *error, size_t error_size)
     const char *temporary = getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp";
     snprintf(path, size, "%s/memlab-kernels-XXXXXX", temporary);
     if (mkdtemp(path) == NULL)
-        return ml_kernels_fail(error, error_size, "cannot make a scratch directory in %s", temporary);
+        return ml_kernels_fail(error, error_size, "cannot make a scratch directory in %s",
+                               temporary);
     return 0;
 }
 
@@ -186,7 +188,8 @@ int ml_nvcc_open_folder(compile_folder *folder, const ml_kernel_image *image,
         (access(lab_header, F_OK) == 0 && copy_file(lab_header, folder->header) != 0) ||
         realpath(folder->source, folder->real_source) == NULL) {
         ml_kernels_remove_directory(folder->root);
-        return ml_kernels_fail(error, error_size, "cannot copy %s to %s", source_path, folder->root);
+        return ml_kernels_fail(error, error_size, "cannot copy %s to %s", source_path,
+                               folder->root);
     }
     if (realpath(folder->header, folder->real_header) == NULL)
         folder->real_header[0] = '\0';
@@ -241,7 +244,8 @@ static void show_messages(const char *log_path, const char *copy, const char *so
         if (strncmp(line, "ptxas info", 10) != 0 && strncmp(line, "    ", 4) != 0) {
             const char *found = strstr(line, copy);
             if (found != NULL && found < line + length)
-                fprintf(stderr, "%.*s%s%.*s\n", (int)(found - line), line, ml_kernels_base_name(source_path),
+                fprintf(stderr, "%.*s%s%.*s\n", (int)(found - line), line,
+                        ml_kernels_base_name(source_path),
                         (int)(line + length - found - strlen(copy)), found + strlen(copy));
             else
                 fprintf(stderr, "%.*s\n", (int)length, line);
@@ -256,13 +260,15 @@ void ml_nvcc_failed(const process_result *result, const char *log_path,
                     size_t error_size)
 {
     if (result->timed_out) {
-        ml_kernels_fail(error, error_size, "compiling %s took more than %d s", ml_kernels_base_name(source_path),
-             ML_KERNELS_COMPILE_TIME_LIMIT_S);
+        ml_kernels_fail(error, error_size, "compiling %s took more than %d s",
+                        ml_kernels_base_name(source_path), ML_KERNELS_COMPILE_TIME_LIMIT_S);
     } else if (!result->started) {
-        ml_kernels_fail(error, error_size, "%s could not be run: install the CUDA toolkit", folder->nvcc);
+        ml_kernels_fail(error, error_size, "%s could not be run: install the CUDA toolkit",
+                        folder->nvcc);
     } else {
         show_messages(log_path, folder->source, source_path);
-        ml_kernels_fail(error, error_size, "%s does not compile (the compiler's messages are above)",
-             ml_kernels_base_name(source_path));
+        ml_kernels_fail(error, error_size,
+                        "%s does not compile (the compiler's messages are above)",
+                        ml_kernels_base_name(source_path));
     }
 }

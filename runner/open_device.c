@@ -47,8 +47,6 @@ static void no_device_reason(cudaError_t status, char *reason, size_t size)
         snprintf(reason, size, "the NVIDIA driver is older than this program's CUDA: update it");
 }
 
-/* --save-kernels: compile --kernels FILE.cu for MEMLAB_CUDA_ARCH, else this machine's GPU, else
- * the architectures the program was built for. */
 int ml_save_kernels(const ml_lab *lab, const ml_options *options)
 {
     char architectures[256], error[512];
@@ -203,9 +201,6 @@ static int check_kernels_without_device(const ml_lab *lab, const ml_options *opt
     return ML_EXIT_NO_DEVICE;
 }
 
-/* The device: there is one, --device names one of them, its kernels load, and every variant
- * fits in its free memory at every sweep point. Then its facts go into the report and the
- * model. */
 int ml_open_device(lab_run *run)
 {
     const ml_lab *lab = run->lab;

@@ -35,7 +35,6 @@ void ml_fill_metric_results(ml_record *record, const prof_selection *selection,
     }
 }
 
-/* FLOPs per byte the global loads asked for: the tiling lesson's compute-to-memory ratio. */
 void ml_fill_intensity(ml_record *record)
 {
     record->flops_per_gld_byte_predicted = NAN;
@@ -62,7 +61,6 @@ void ml_fill_rates(ml_record *record, double ceiling_gbps)
     record->gflops = record->flops > 0 ? record->flops / seconds / 1e9 : NAN;
 }
 
-/* The level's peak, where the family knows it, and the variant's share of it. */
 void ml_fill_peak(ml_problem *problem, const ml_device_figures *device, ml_record *record)
 {
     if (problem->variant->family->peak_gbps == NULL || isnan(record->gbps))
@@ -73,8 +71,6 @@ void ml_fill_peak(ml_problem *problem, const ml_device_figures *device, ml_recor
     record->pct_of_peak = 100.0 * record->gbps / record->peak_gbps;
 }
 
-/* What the variant's kernel costs the SM at its block size, and the spills ptxas reported for
- * the code that runs (compiled for the architecture cudaFuncAttributes.binaryVersion names). */
 void ml_fill_resources(const ml_problem *problem, const struct cudaDeviceProp *properties,
                        ml_record *record)
 {
@@ -102,7 +98,6 @@ void ml_fill_resources(const ml_problem *problem, const struct cudaDeviceProp *p
                       &resources->spill_load_bytes);
 }
 
-/* Each record's GFLOP/s as % of the ceiling variant's at the same sizes. */
 void ml_fill_flops_ceiling(const ml_lab *lab, ml_report *report)
 {
     for (int r = 0; r < report->record_count; r++) {

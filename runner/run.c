@@ -1,4 +1,4 @@
-/* run.c: ml_main, the run every lab shares, phase by phase (run.h).
+/* run.c: one run of a lab program, the run every lab shares, phase by phase (run.h).
  *
  *   parse the command line (bad input: exit 2 before anything else)
  *   pick the device, refuse sizes that do not fit, open the profiler (or warn and go on)
@@ -10,7 +10,7 @@
  *       every timed and profiled launch runs on new inputs made from a secret seed, and its
  *       output is compared with the reference at positions drawn from the OS's random source
  *   print the report
- * ml_main itself is main.c's. Each job has a file of its own: the device and its kernels
+ * ml_main (main.c) calls it. Each job has a file of its own: the device and its kernels
  * (open_device.c), the checks (checks.c), the clocks (timing.c), the counters (counters.c), what
  * is written (output.c), --cases (cases.c), the command line (cli.c).
  */
@@ -374,7 +374,6 @@ static int finish(lab_run *run, int exit_status)
     return write_status != ML_EXIT_OK ? write_status : exit_status;
 }
 
-/* One run, from its parsed command line to its report. */
 int ml_run_parsed(lab_run *run)
 {
     int status = plan(run);

@@ -139,8 +139,9 @@ int ml_kernels_check_source(const char *text, const char *lab_header, char *erro
         return ml_kernels_fail(error, error_size, "out of host memory");
     if (raw_string_line != 0) {
         free(code);
-        return ml_kernels_fail(error, error_size, "line %d: raw string literals are not allowed in a kernels file",
-                    raw_string_line);
+        return ml_kernels_fail(error, error_size,
+                               "line %d: raw string literals are not allowed in a kernels file",
+                               raw_string_line);
     }
     int status = 0, line = 1;
     for (char *cursor = code; *cursor != '\0' && status == 0; line++) {
@@ -148,8 +149,8 @@ int ml_kernels_check_source(const char *text, const char *lab_header, char *erro
         if (end != NULL)
             *end = '\0';
         if (strstr(cursor, "__has_include") != NULL || strstr(cursor, "__has_embed") != NULL) {
-            status = ml_kernels_fail(error, error_size, "line %d: __has_include is not allowed in a kernels file",
-                          line);
+            status = ml_kernels_fail(
+                error, error_size, "line %d: __has_include is not allowed in a kernels file", line);
             break;
         }
         char *p = cursor;
@@ -168,15 +169,15 @@ int ml_kernels_check_source(const char *text, const char *lab_header, char *erro
             word[w] = '\0';
             if (isdigit((unsigned char)word[0])) {
                 status = ml_kernels_fail(error, error_size,
-                              "line %d: line markers (# 1 \"file\") are not allowed in a kernels "
-                              "file", line);
+                                         "line %d: line markers (# 1 \"file\") are not allowed "
+                                         "in a kernels file", line);
             } else if (strcmp(word, "line") == 0) {
-                status = ml_kernels_fail(error, error_size, "line %d: #line is not allowed in a kernels file",
-                              line);
+                status = ml_kernels_fail(error, error_size,
+                                         "line %d: #line is not allowed in a kernels file", line);
             } else if (strcmp(word, "include_next") == 0 || strcmp(word, "import") == 0 ||
                        strcmp(word, "embed") == 0) {
-                status = ml_kernels_fail(error, error_size, "line %d: #%s is not allowed in a kernels file",
-                              line, word);
+                status = ml_kernels_fail(
+                    error, error_size, "line %d: #%s is not allowed in a kernels file", line, word);
             } else if (strcmp(word, "include") == 0) {
                 while (*p == ' ' || *p == '\t')
                     p++;
@@ -186,10 +187,11 @@ int ml_kernels_check_source(const char *text, const char *lab_header, char *erro
                 if (name_end != NULL && (size_t)(name_end - p - 1) < sizeof name)
                     snprintf(name, sizeof name, "%.*s", (int)(name_end - p - 1), p + 1);
                 if (name[0] == '\0' || !allowed_header(name, open, lab_header))
-                    status = ml_kernels_fail(error, error_size,
-                                  "line %d: #include %.80s is not allowed: a kernels file includes "
-                                  "only CUDA headers (<cuda_runtime.h>, ...)%s",
-                                  line, p, and_header);
+                    status = ml_kernels_fail(
+                        error, error_size,
+                        "line %d: #include %.80s is not allowed: a kernels file includes "
+                        "only CUDA headers (<cuda_runtime.h>, ...)%s",
+                        line, p, and_header);
             }
         }
         if (end == NULL)
@@ -205,14 +207,16 @@ int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
 {
     int source = ml_kernels_ends_with(path, ".cu");
     if (!source && !ml_kernels_ends_with(path, ".fatbin") && !ml_kernels_ends_with(path, ".cubin"))
-        return ml_kernels_fail(error, error_size, "--kernels %s: expected a .cu, .fatbin or .cubin file", path);
+        return ml_kernels_fail(error, error_size,
+                               "--kernels %s: expected a .cu, .fatbin or .cubin file", path);
     struct stat status;
     if (stat(path, &status) != 0 || !S_ISREG(status.st_mode) || access(path, R_OK) != 0)
         return ml_kernels_fail(error, error_size, "--kernels %s: no such readable file", path);
     long long limit = source ? ML_KERNELS_SOURCE_MAX_BYTES : ML_KERNELS_BINARY_MAX_BYTES;
     if ((long long)status.st_size > limit)
-        return ml_kernels_fail(error, error_size, "--kernels %s: %lld bytes, more than the limit of %lld",
-                    path, (long long)status.st_size, limit);
+        return ml_kernels_fail(error, error_size,
+                               "--kernels %s: %lld bytes, more than the limit of %lld", path,
+                               (long long)status.st_size, limit);
     if (!source)
         return 0;
     char *text = ml_kernels_read_file(path, NULL);
@@ -220,7 +224,8 @@ int ml_kernels_check_file(const char *path, const char *lab_header, char *error,
         return ml_kernels_fail(error, error_size, "--kernels %s: cannot read it", path);
     if (strlen(text) != (size_t)status.st_size) {
         free(text);
-        return ml_kernels_fail(error, error_size, "--kernels %s: a source file holds no NUL bytes", path);
+        return ml_kernels_fail(error, error_size, "--kernels %s: a source file holds no NUL bytes",
+                               path);
     }
     char rule[512];
     int checked = ml_kernels_check_source(text, lab_header, rule, sizeof rule);
@@ -261,7 +266,8 @@ static int read_header_roots(const compile_folder *folder, char gencode[][64], h
     process_result result;
     int status = ml_nvcc_run(folder, argv, NULL, folder->messages, 0, &result);
     if (!result.started)
-        return ml_kernels_fail(error, error_size, "%s could not be run: install the CUDA toolkit", argv[0]);
+        return ml_kernels_fail(error, error_size, "%s could not be run: install the CUDA toolkit",
+                               argv[0]);
     char *said = ml_kernels_read_file(folder->messages, NULL);
     const char *list = said != NULL ? strstr(said, "#include <...> search starts here:\n") : NULL;
     roots->count = 0;
@@ -279,8 +285,9 @@ static int read_header_roots(const compile_folder *folder, char gencode[][64], h
     free(said);
     if (status != 0 || roots->count == 0) {
         free_roots(roots);
-        return ml_kernels_fail(error, error_size, "%s -E could not preprocess an empty file (exit status %d)",
-                    argv[0], result.exit_status);
+        return ml_kernels_fail(error, error_size,
+                               "%s -E could not preprocess an empty file (exit status %d)", argv[0],
+                               result.exit_status);
     }
     return 0;
 }
@@ -364,14 +371,15 @@ static int refuse_include(const char *source_path, const char *name, const compi
     printable(name, shown, sizeof shown);
     what_may_be_included(folder, allowed, sizeof allowed);
     return ml_kernels_fail(error, error_size, "%s: includes %s: a kernels file includes only %s",
-                ml_kernels_base_name(source_path), shown, allowed);
+                           ml_kernels_base_name(source_path), shown, allowed);
 }
 
 static int refuse_marker(const char *source_path, char *error, size_t error_size)
 {
-    return ml_kernels_fail(error, error_size,
-                "%s: #line and line markers (# 1 \"file\") are not allowed in a kernels file",
-                ml_kernels_base_name(source_path));
+    return ml_kernels_fail(
+        error, error_size,
+        "%s: #line and line markers (# 1 \"file\") are not allowed in a kernels file",
+        ml_kernels_base_name(source_path));
 }
 
 /* The file names of the make rule "deps: NAME ..." that -M -MG writes, with make's escapes undone
@@ -557,20 +565,22 @@ int ml_judge_source(const compile_folder *folder, const char *source_path, char 
         }
         if (listed != 0) {
             if (listed < 0)
-                ml_kernels_fail(error, error_size, "%s: the preprocessor could not list the files it "
-                                        "includes: a kernels file includes only %s",
-                     ml_kernels_base_name(source_path), allowed);
+                ml_kernels_fail(error, error_size,
+                                "%s: the preprocessor could not list the files it "
+                                "includes: a kernels file includes only %s",
+                                ml_kernels_base_name(source_path), allowed);
             verdict = JUDGE_REFUSED;
             break;
         }
         ml_nvcc_command(folder, "-E", gencode, gencode_count, arch, nothing, argv, 48);
-        int preprocessed = ml_nvcc_run(folder, argv, folder->output, folder->messages, 0,
-                                    &preprocessing);
+        int preprocessed =
+            ml_nvcc_run(folder, argv, folder->output, folder->messages, 0, &preprocessing);
         if (judge_markers(folder->output, source_path, folder, &roots, error, error_size) != 0) {
             verdict = JUDGE_REFUSED;
         } else if (preprocessed != 0) {
             /* Every file it read is allowed: its messages quote nothing else. */
-            ml_nvcc_failed(&preprocessing, folder->messages, folder, source_path, error, error_size);
+            ml_nvcc_failed(&preprocessing, folder->messages, folder, source_path, error,
+                           error_size);
             verdict = JUDGE_STOPPED;
         }
     }

@@ -22,7 +22,6 @@ static double median_of(double *values, int count)
     return stats.median;
 }
 
-/* Device-to-device cudaMemcpy, bytes read plus written: the bandwidth a kernel can hope for. */
 double ml_measure_copy_ceiling(size_t free_bytes)
 {
     size_t bytes = CEILING_MAX_BYTES;
@@ -59,7 +58,6 @@ double ml_monotonic_seconds(void)
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
-/* Seconds since *since, which moves to now. */
 double ml_lap(double *since)
 {
     double now = ml_monotonic_seconds();
@@ -147,8 +145,6 @@ void ml_time_variant(ml_problem *problem, const ml_options *options,
     free(cycles_per_op);
 }
 
-/* GPU time of the variant's own launches: the timed ones as measured, the checked one and the
- * warm-ups at the median. */
 double ml_kernel_seconds(const ml_record *record, const ml_options *options)
 {
     return 1e-3 * (record->time_ms.mean * options->reps +
