@@ -201,6 +201,39 @@ static int check_kernels_without_device(const ml_lab *lab, const ml_options *opt
     return ML_EXIT_NO_DEVICE;
 }
 
+/* The device limits that change what a kernel measures and that a lab's host code may set
+ * (coalescing's --l2_fetch sets the fetch granularity). Under --cases the context outlives a
+ * case, so every run opens the device with the values this process found at its first open, as
+ * a process of its own would find them. A limit the GPU lacks (persisting L2 before sm_80) is
+ * left alone. */
+static const enum cudaLimit measured_limits[] = {cudaLimitMaxL2FetchGranularity,
+                                                 cudaLimitPersistingL2CacheSize};
+#define MEASURED_LIMIT_COUNT (sizeof measured_limits / sizeof measured_limits[0])
+
+static void reset_measured_limits(void)
+{
+    static size_t found[MEASURED_LIMIT_COUNT];
+    static int supported[MEASURED_LIMIT_COUNT];
+    static int read_once;
+    for (size_t i = 0; i < MEASURED_LIMIT_COUNT; i++) {
+        if (!read_once) {
+            cudaError_t status = cudaDeviceGetLimit(&found[i], measured_limits[i]);
+            if (status == cudaErrorUnsupportedLimit) {
+                cudaGetLastError();
+                continue;
+            }
+            ML_CUDA_CHECK(status);
+            supported[i] = 1;
+        } else if (supported[i]) {
+            size_t now = 0;
+            ML_CUDA_CHECK(cudaDeviceGetLimit(&now, measured_limits[i]));
+            if (now != found[i])
+                ML_CUDA_CHECK(cudaDeviceSetLimit(measured_limits[i], found[i]));
+        }
+    }
+    read_once = 1;
+}
+
 int ml_open_device(lab_run *run)
 {
     const ml_lab *lab = run->lab;
@@ -224,6 +257,7 @@ int ml_open_device(lab_run *run)
         return ml_usage_error(lab, error);
     }
     ML_CUDA_CHECK(cudaSetDevice(options->device));
+    reset_measured_limits();
     int kernels_status = load_kernels(lab, options, run->kernels);
     if (kernels_status != ML_EXIT_OK)
         return kernels_status;
