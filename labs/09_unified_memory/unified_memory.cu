@@ -573,7 +573,7 @@ static void link_setup(ml_problem *problem, size_t outputs)
     ML_CUDA_CHECK(cudaGetDevice(&state->device));
     if (where->allocate != NULL)
         where->allocate(problem);
-    ml_expect_output(problem, ML_OUTPUT_WRITTEN, outputs, 1e-6);
+    ml_expect_output_from_reference_at(problem, ML_OUTPUT_WRITTEN, outputs, 1e-6);
 }
 
 /* Copies and streams: out[i] from float i of the seed (a copy's output is the input itself). */
@@ -618,29 +618,11 @@ static void reuse_reference_at(const ml_problem *problem, const size_t *position
     }
 }
 
-/* The whole reference, from reference_at, in parallel chunks. */
-static void fill_reference(ml_problem *problem)
-{
-    const size_t chunk = 4096;
-    size_t chunks = (problem->output_count + chunk - 1) / chunk;
-#pragma omp parallel for
-    for (size_t c = 0; c < chunks; c++) {
-        size_t first = c * chunk;
-        size_t count = problem->output_count - first < chunk ? problem->output_count - first : chunk;
-        size_t position[4096];
-        for (size_t k = 0; k < count; k++)
-            position[k] = first + k;
-        problem->variant->family->reference_at(problem, position, count,
-                                               problem->reference + first);
-    }
-}
-
 /* The copies, the stream and the ping-pong: an output element per input float. */
 static void whole_input_setup(ml_problem *problem)
 {
     link_setup(problem, (size_t)ml_size(problem, "n"));
     fill_link(problem);
-    fill_reference(problem);
 }
 
 static void sparse_setup(ml_problem *problem)
@@ -651,7 +633,6 @@ static void sparse_setup(ml_problem *problem)
     state->touches = (n + state->stride - 1) / state->stride;
     link_setup(problem, state->touches);
     fill_link(problem);
-    fill_reference(problem);
 }
 
 static void reuse_setup(ml_problem *problem)
@@ -661,7 +642,6 @@ static void reuse_setup(ml_problem *problem)
     state->shift = (size_t)ml_size(problem, "n") / state->passes;
     link_setup(problem, (size_t)ml_size(problem, "n"));
     fill_link(problem);
-    fill_reference(problem);
 }
 
 static void ping_pong_setup(ml_problem *problem)
