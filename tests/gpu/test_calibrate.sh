@@ -18,7 +18,11 @@ if [[ ${1:-} == --quick ]]; then
   shift
 fi
 build=$(cd "${1:?usage: test_calibrate.sh [--quick] BUILD [DEVICE]}" && pwd)
-device=${2:-0}
+# DEVICE (an nvidia-smi index) when given; else the first GPU the caller's CUDA_VISIBLE_DEVICES
+# shows, or GPU 0: never another GPU than the caller chose (on a shared host a second run on a
+# busy GPU disturbs both: the chases' latencies, and CUPTI's counters are then "hardware busy").
+visible=${CUDA_VISIBLE_DEVICES:-0}
+device=${2:-${visible%%,*}}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 nvidia-smi -L >/dev/null 2>&1 || { echo "no GPU: skipped"; exit 77; }
 work=$(mktemp -d)
