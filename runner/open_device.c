@@ -204,8 +204,8 @@ static int check_kernels_without_device(const ml_lab *lab, const ml_options *opt
 /* The device limits that change what a kernel measures and that a lab's host code may set
  * (coalescing's --l2_fetch sets the fetch granularity). Under --cases the context outlives a
  * case, so every run opens the device with the values this process found at its first open, as
- * a process of its own would find them. A limit the GPU lacks (persisting L2 before sm_80) is
- * left alone. */
+ * a process of its own would find them. A limit the GPU lacks (persisting L2 before sm_80) or
+ * the driver does not report is left alone. */
 static const enum cudaLimit measured_limits[] = {cudaLimitMaxL2FetchGranularity,
                                                  cudaLimitPersistingL2CacheSize};
 #define MEASURED_LIMIT_COUNT (sizeof measured_limits / sizeof measured_limits[0])
@@ -217,12 +217,11 @@ static void reset_measured_limits(void)
     static int read_once;
     for (size_t i = 0; i < MEASURED_LIMIT_COUNT; i++) {
         if (!read_once) {
-            cudaError_t status = cudaDeviceGetLimit(&found[i], measured_limits[i]);
-            if (status == cudaErrorUnsupportedLimit) {
+            /* A limit the driver does not report is one no run can have changed. */
+            if (cudaDeviceGetLimit(&found[i], measured_limits[i]) != cudaSuccess) {
                 cudaGetLastError();
                 continue;
             }
-            ML_CUDA_CHECK(status);
             supported[i] = 1;
         } else if (supported[i]) {
             size_t now = 0;
