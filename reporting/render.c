@@ -110,6 +110,23 @@ static void device_text(const cJSON *report, rt_style style, char *text, size_t 
              clock);
 }
 
+/* Where the model's figures come from (model_gpu.origin): memlab's table, by its entry's name;
+ * a profile or the defaults, by the source line itself, which names the file or what is assumed.
+ * 0 for a report that names none. */
+static int facts_text(const cJSON *report, char *text, size_t size)
+{
+    const cJSON *model_gpu = member(report, "model_gpu");
+    const char *origin = text_or(member(model_gpu, "origin"), NULL);
+    const char *source = text_or(member(model_gpu, "source"), NULL);
+    if (origin == NULL || source == NULL)
+        return 0;
+    if (strcmp(origin, "table") == 0)
+        snprintf(text, size, "memlab's table (%s)", text_or(member(model_gpu, "name"), "?"));
+    else
+        snprintf(text, size, "%s", source);
+    return 1;
+}
+
 void rd_write_facts(const cJSON *report, rt_style style, FILE *stream)
 {
     char value[FACT_SIZE];
@@ -117,6 +134,8 @@ void rd_write_facts(const cJSON *report, rt_style style, FILE *stream)
         fprintf(stream, "%s: %s\n", rd_report_text(report, "lab"), rd_title(report));
     device_text(report, style, value, sizeof value);
     write_fact(stream, style, "device", value);
+    if (facts_text(report, value, sizeof value))
+        write_fact(stream, style, "facts", value);
 
     double ceiling = rd_report_number(report, "ceiling_gbps");
     if (isnan(ceiling))

@@ -189,6 +189,20 @@ static cJSON *json_device(const ml_report *report)
     return json_built(device, ok);
 }
 
+/* Where the model's figures come from, as the report names it (reporting/render.c reads it). */
+static const char *facts_origin_name(ml_facts_origin origin)
+{
+    switch (origin) {
+    case ML_FACTS_TABLE:
+        return "table";
+    case ML_FACTS_PROFILE:
+        return "profile";
+    case ML_FACTS_DEFAULTS:
+        return "defaults";
+    }
+    return "defaults";
+}
+
 /* The GPU the predictions are for, and where its figures come from. */
 static cJSON *json_model_gpu(const ml_report *report)
 {
@@ -202,6 +216,7 @@ static cJSON *json_model_gpu(const ml_report *report)
               json_add(object, "l2_mib", cJSON_CreateNumber(gpu->l2_bytes / 1048576.0)) &&
               json_add(object, "l1_kib", cJSON_CreateNumber(gpu->l1_bytes / 1024.0)) &&
               json_add(object, "dram_fill_bytes", cJSON_CreateNumber(gpu->dram_fill_bytes)) &&
+              json_add(object, "origin", cJSON_CreateString(facts_origin_name(gpu->origin))) &&
               json_add(object, "source", cJSON_CreateString(gpu->source));
     return json_built(object, ok);
 }

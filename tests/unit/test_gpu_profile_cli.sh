@@ -51,6 +51,13 @@ for lab in "${labs[@]}"; do
 done
 
 lab=${labs[0]}
+# The text report names the source of its facts: the table's entry, or the profile's file.
+text=$("$lab" --model --seed 1 --gpu h200 2>&1)
+grep -qxF "facts:    memlab's table (h200)" <<<"$text" ||
+  fail "the text report of --gpu h200 does not name memlab's table as its facts' source"
+text=$("$lab" --model --seed 1 --gpu-profile "$profiles/h200.json" 2>&1)
+grep -qF "facts:    profile $profiles/h200.json (" <<<"$text" ||
+  fail "the text report of --gpu-profile does not name the profile as its facts' source"
 printf '{"memlab_gpu_profile": 1,' >"$work/broken.json"
 sed 's/"value":	262144/"value":	-262144/' "$profiles/h200.json" >"$work/negative.json"
 expect_refused "cannot read $work/none.json" "$lab" --model --gpu-profile "$work/none.json"
