@@ -11,7 +11,8 @@
 #   1. the timings: one coalescing and one shared_tiling submission (the solution; the median of
 #      R runs, default 3), a class of N coalescing submissions (default 50, written from the
 #      lab's plants in turn, each a file of its own) on one GPU, and on two GPUs (--gpus 0,1)
-#      where the host has two; each with --jobs J (default 4);
+#      where the host has two; J submissions in flight a GPU (default 4): the grader's --jobs
+#      counts them over all its GPUs, so the two-GPU class runs with --jobs 2J;
 #   2. the time ratio of every speed case (a time_ratio check), for the solution and a slow plant
 #      of each lab: min, median and max over the R runs of each path, and whether the other
 #      path's median lies within the isolated path's run-to-run spread;
@@ -120,14 +121,14 @@ for ((i = 0; i < count; i++)); do
   { cat "$work/plants-coalescing/$name.cu"; echo "// submission $i"; } \
     >"$work/class/$(printf 'student%03d_%s' "$i" "$name").cu"
 done
-class_run() { # OUT, PATH, CLASS, LAB, options...
-  local out=$1 path=$2 class=$3 lab=$4
-  shift 4
+class_run() { # OUT, PATH, CLASS, LAB, JOBS, options...
+  local out=$1 path=$2 class=$3 lab=$4 class_jobs=$5
+  shift 5
   local start end
   start=$(date +%s.%N)
   # shellcheck disable=SC2046
   "$grade" --root "$root" "$lab" "$class" --program "$build/labs/$lab" --out "$out" \
-    --jobs "$jobs" $(path_options "$path") "$@" >"$out.stdout" 2>"$out.stderr"
+    --jobs "$class_jobs" $(path_options "$path") "$@" >"$out.stdout" 2>"$out.stderr"
   local result=$?
   end=$(date +%s.%N)
   if [[ $result -ne 0 && $result -ne 1 ]] || [[ ! -s $out/scores.csv ]]; then
@@ -135,25 +136,25 @@ class_run() { # OUT, PATH, CLASS, LAB, options...
     status=1
   fi
   seconds_of "$start" "$end" >"$out.seconds"
-  echo "grade_paths_bench: $(basename "$out") ($lab, $path $*): $(cat "$out.seconds") s" >&2
+  echo "grade_paths_bench: $(basename "$out") ($lab, $path, --jobs $class_jobs $*): $(cat "$out.seconds") s" >&2
 }
-for path in "${paths[@]}"; do class_run "$work/class1-$path" "$path" "$work/class" coalescing; done
+for path in "${paths[@]}"; do class_run "$work/class1-$path" "$path" "$work/class" coalescing "$jobs"; done
 if ((gpu_count >= 2)); then
   for path in "${paths[@]}"; do
     [[ -n $timings_only && $path == isolated ]] && continue
-    class_run "$work/class2-$path" "$path" "$work/class" coalescing --gpus 0,1
+    class_run "$work/class2-$path" "$path" "$work/class" coalescing $((2 * jobs)) --gpus 0,1
   done
 fi
 if [[ -z $timings_only ]]; then
   for lab in coalescing shared_tiling; do
     for path in "${paths[@]}"; do
-      class_run "$work/plants-$lab-$path" "$path" "$work/plants-$lab" "$lab"
+      class_run "$work/plants-$lab-$path" "$path" "$work/plants-$lab" "$lab" "$jobs"
     done
   done
 fi
 
 # ---- 1. the timings -----------------------------------------------------------------------------
-echo "grade_paths_bench on $(nvidia-smi -L | head -n 1) ($gpu_count GPU(s)), --jobs $jobs, $repeats runs each"
+echo "grade_paths_bench on $(nvidia-smi -L | head -n 1) ($gpu_count GPU(s)), $jobs submissions in flight a GPU, $repeats runs each"
 echo
 printf '| %-44s | %14s | %14s | %8s |\n' what "isolated (s)" "together (s)" ratio
 printf '|%s|%s|%s|%s|\n' "$(printf -- '-%.0s' {1..46})" "$(printf -- '-%.0s' {1..16})" \
