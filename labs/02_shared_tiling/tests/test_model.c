@@ -18,6 +18,9 @@
  *   coarsened N once per wave of resident blocks, up to once more (a range); a range from once
  *   in between; to each the floor every launch reads (its code, its constants, page-table
  *   walks: dram_floor.h), which these checks take off before comparing;
+ *   the shared loads' wavefronts are the loads' own count while the launch is one wave of
+ *   blocks; past one wave, a range up to one wavefront more a block for each 128 bytes of a
+ *   phase's tiles (the waits the counter counts while blocks store their tiles);
  *   the tiled kernels read fewer sectors than naive at every shape, and the model stays fast for
  *   the largest sizes.
  */
@@ -58,6 +61,16 @@ static void assert_count(const cJSON *report, const char *variant, const char *a
     double value = predicted(report, variant, alias);
     if (value != expected)
         fail_msg("%s %s: predicted %.0f, expected %.0f", variant, alias, value, expected);
+}
+
+/* The low end of variant's prediction of alias (the point, for a point) is exactly expected. */
+static void assert_low_count(const cJSON *report, const char *variant, const char *alias,
+                             double expected)
+{
+    const char *reason = NULL;
+    double value = gpu_test_predicted_low(gpu_test_record(report, variant), alias, &reason);
+    if (value != expected)
+        fail_msg("%s %s: predicted from %.0f, expected %.0f", variant, alias, value, expected);
 }
 
 /* The data bytes of variant's dram_read_bytes, its floor taken off (checked to be the H100's or
@@ -118,7 +131,8 @@ static void whole_tiles_match_the_hand_count(void **state)
 /* The predictions at odd and rectangular shapes (tiles sticking out of M, N and P, single
  * rows, single columns, k of 1), as recorded when a brute-force count over every load of every
  * warp gave exactly these numbers (the shared wavefronts since scaled by 3/4: a 16-byte load
- * that a half-warp's two quarters read alike costs one wavefront for both). Per shape: naive
+ * that a half-warp's two quarters read alike costs one wavefront for both; they are the low end
+ * of a range past one wave of blocks, the next test's). Per shape: naive
  * requests, sectors; tiled16, tiled32 and coarsened requests, sectors, shared wavefronts;
  * tiled16's compulsory DRAM bytes (its data: the floor taken off). */
 typedef struct {
@@ -172,7 +186,7 @@ static void odd_shapes_keep_their_recorded_predictions(void **state)
         fprintf(stderr, "  %lld x %lld x %lld\n", shape->m, shape->k, shape->n);
         cJSON *report = run_model(shape->m, shape->k, shape->n);
         for (int c = 0; c < 11; c++)
-            assert_count(report, columns[c].variant, columns[c].alias, shape->value[c]);
+            assert_low_count(report, columns[c].variant, columns[c].alias, shape->value[c]);
         assert_dram_data(report, "tiled16", shape->value[11], shape->value[11], 1);
         /* M and N once, in whole sectors: the compulsory bytes need no record. */
         double compulsory = (ceil((double)(shape->m * shape->k) * FLOAT_BYTES / 32) +
@@ -343,6 +357,51 @@ static void dram_reads_per_wave_in_step(void **state)
     cJSON_Delete(report);
 }
 
+/* The shared loads' counter also counts the waits of blocks out of step, past one wave of blocks
+ * (on the H100: 132 SMs of 2048 threads). The bound: a wavefront a block for each 128 bytes of
+ * the tiles it stores in a phase: tiled16 2 x 16 x 16 floats, 2 KiB: 16; tiled32 8 KiB: 64;
+ * coarsened (128 + 128) x 8 floats, 8 KiB: 64. */
+static void shared_loads_past_one_wave_are_a_range(void **state)
+{
+    (void)state;
+    const char *reason = NULL;
+    /* 1000 x 1 x 1000: tiled16 63 x 63 = 3,969 blocks, over one wave of 132 x 8 = 1,056;
+     * tiled32 32 x 32 = 1,024 blocks, over 132 x 2 = 264; coarsened 8 x 8 = 64 blocks, under
+     * 132 x 2 (CO_BLOCKS_PER_SM): a point. One phase each. */
+    cJSON *report = run_model(1000, 1, 1000);
+    const cJSON *tiled16 = gpu_test_record(report, "tiled16");
+    double low = gpu_test_predicted_low(tiled16, "shared_load_transactions", &reason);
+    assert_true(low == 762048.0);
+    assert_true(gpu_test_predicted(tiled16, "shared_load_transactions") == low + 3969.0 * 16);
+    assert_non_null(reason);
+    assert_non_null(strstr(reason, "past one wave of blocks"));
+    const cJSON *tiled32 = gpu_test_record(report, "tiled32");
+    low = gpu_test_predicted_low(tiled32, "shared_load_transactions", &reason);
+    assert_true(low == 1572864.0);
+    assert_true(gpu_test_predicted(tiled32, "shared_load_transactions") == low + 1024.0 * 64);
+    const cJSON *coarsened = gpu_test_record(report, "coarsened");
+    assert_true(gpu_test_predicted_low(coarsened, "shared_load_transactions", &reason) ==
+                gpu_test_predicted(coarsened, "shared_load_transactions"));
+    assert_null(reason);
+    cJSON_Delete(report);
+
+    /* 4096^3: 256 phases, but one phase's tiles a block: coarsened's 1,024 blocks, over 264,
+     * range up to 1,024 x 64 more. */
+    report = run_model(4096, 4096, 4096);
+    coarsened = gpu_test_record(report, "coarsened");
+    low = gpu_test_predicted_low(coarsened, "shared_load_transactions", &reason);
+    assert_true(gpu_test_predicted(coarsened, "shared_load_transactions") == low + 1024.0 * 64);
+    cJSON_Delete(report);
+
+    /* 256 x 64 x 256: 256 tiled16 blocks, one wave: a point with no reason. */
+    report = run_model(256, 64, 256);
+    tiled16 = gpu_test_record(report, "tiled16");
+    assert_true(gpu_test_predicted_low(tiled16, "shared_load_transactions", &reason) ==
+                gpu_test_predicted(tiled16, "shared_load_transactions"));
+    assert_null(reason);
+    cJSON_Delete(report);
+}
+
 /* The tiled kernels read fewer sectors than naive at every shape, not only squares. */
 static void tiles_cut_sectors_on_rectangles(void **state)
 {
@@ -377,6 +436,7 @@ int main(void)
         cmocka_unit_test(whole_tiles_match_the_hand_count),
         cmocka_unit_test(odd_shapes_keep_their_recorded_predictions),
         cmocka_unit_test(tiles_cut_sectors_on_rectangles),
+        cmocka_unit_test(shared_loads_past_one_wave_are_a_range),
         cmocka_unit_test(dram_reads_follow_the_l2),
         cmocka_unit_test(dram_reads_per_wave_in_step),
         cmocka_unit_test(the_model_is_fast_for_the_largest_sizes),
