@@ -5,6 +5,7 @@
 #
 #   tests/model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T]
 #                          [--isolate] [--model]
+#   tests/model_census.sh BUILD --from DIR [--gpu NAME | --gpu-profile FILE] [--out DIR]
 #
 # BUILD is a CMake build folder (BUILD/labs/PROGRAM, BUILD/tools/memlab_report). --runs N (90
 # by default) runs are shared among the labs in turn; --seed S (a fresh one by default, printed)
@@ -22,12 +23,21 @@
 # drawn size must be one its lab takes, which CI checks. Exit status: 0 when every run ran and
 # (on the GPU) the census read at least one pair; 1 otherwise; 2 on bad arguments; 77 without a
 # GPU and without --model.
+#
+# --from DIR takes the census again of runs measured before (DIR's reports, or DIR/data's: a
+# census's or a demo's), with today's model and no GPU: each record's predictions are made anew
+# by its lab's --model with the record's variant, parameters and seed (memlab_report repredict),
+# its measurements stay as they were. So a change to the model is judged on every measurement
+# kept, not on one new draw; --gpu NAME or --gpu-profile FILE judges other facts (a calibrated
+# profile against the table). The reports so predicted go to --out's DIR. Exit status 1 when a
+# report could not be predicted anew.
 set -uo pipefail
 
-usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T] [--isolate] [--model]" >&2; exit 2; }
+usage() { echo "usage: model_census.sh BUILD [--runs N] [--seed S] [--out DIR] [--labs A,B,...] [--seconds T] [--isolate] [--model] | BUILD --from DIR [--gpu NAME | --gpu-profile FILE] [--out DIR]" >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 build=$1; shift
 isolate="" runs=90 seed=$(( ($(od -An -N4 -tu4 /dev/urandom) % 2000000000) + 1 )) out="" only_labs="" model="" seconds=""
+from="" facts=()
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) runs=${2:-}; shift 2 || usage ;;
@@ -37,6 +47,8 @@ while [[ $# -gt 0 ]]; do
     --model) model=--model; shift ;;
     --seconds) seconds=${2:-}; shift 2 || usage ;;
     --isolate) isolate=1; shift ;;
+    --from) from=${2:-}; shift 2 || usage ;;
+    --gpu | --gpu-profile) [[ -n ${2:-} ]] || usage; facts=("$1" "$2"); shift 2 ;;
     *) echo "model_census.sh: unknown argument '$1'" >&2; usage ;;
   esac
 done
@@ -46,6 +58,40 @@ done
   { echo "model_census.sh: --seconds takes a positive number, not '$seconds'" >&2; exit 2; }
 report_tool=$build/tools/memlab_report
 [[ -x $report_tool ]] || { echo "model_census.sh: $report_tool is not built" >&2; exit 2; }
+
+# ---- --from: measurements kept, predictions anew -------------------------------------------------
+if [[ -n $from ]]; then
+  [[ -d $from/data ]] && from=$from/data
+  recorded=("$from"/*.json)
+  [[ -e ${recorded[0]} ]] || { echo "model_census.sh: --from: no report in '$from'" >&2; exit 2; }
+  if [[ -z $out ]]; then out=$(mktemp -d); fi
+  mkdir -p "$out/models" || exit 2
+  failed=0
+  for report in "${recorded[@]}"; do
+    name=$(basename "$report" .json)
+    # A record a line: the lab, then its options (memlab_report arguments).
+    lines=$("$report_tool" arguments "$report") || { failed=$((failed + 1)); continue; }
+    models=() k=0
+    while read -r lab options; do
+      k=$((k + 1))
+      models+=("$out/models/$name-$k.json")
+      # shellcheck disable=SC2086 # the options are words on purpose
+      "$build/labs/$lab" $options --model --format json "${facts[@]}" >"${models[-1]}" \
+        2>"$out/models/$name-$k.err" ||
+        { echo "model_census.sh: --from: $lab $options --model: $(head -n 1 "$out/models/$name-$k.err")" >&2; failed=$((failed + 1)); }
+    done <<<"$lines"
+    "$report_tool" repredict "$report" "${models[@]}" >"$out/$name.json" ||
+      { failed=$((failed + 1)); rm -f "$out/$name.json"; }
+  done
+  reports=("$out"/*.json)
+  "$report_tool" census --list "${reports[@]}" 2>/dev/null | grep -E '^(outside|wide): ' | sort
+  "$report_tool" census "${reports[@]}" 2>/dev/null | tee "$out/census.txt"
+  census_status=${PIPESTATUS[0]}
+  echo "model_census: ${#recorded[@]} reports from $from predicted anew${facts[*]:+ (${facts[*]})}, $failed failed; in $out"
+  [[ $failed -eq 0 && $census_status -eq 0 ]]
+  exit
+fi
+
 if [[ -z $model ]] && ! nvidia-smi -L >/dev/null 2>&1; then
   echo "model_census.sh: no GPU here: the census measures counters (use a lab's --model for predictions)" >&2
   exit 77

@@ -32,6 +32,18 @@
  *       from zero, at most 5% of the count it is stated against (range_against); a wide range
  *       says "we do not know" and counts as a miss. --list names each pair outside or inside a
  *       wide range. Exit status 1 when no pair was measured
+ *   memlab_report arguments REPORT.json
+ *       each record's run as a lab's command line, a line each: the lab, --seed, --variant and
+ *       each parameter as its option ("coalescing --seed 7 --variant strided --n 1000 --stride
+ *       4 --offset 0 --l2_fetch 0")
+ *   memlab_report repredict RECORDED.json MODEL.json...
+ *       RECORDED, a run's report, with the predictions of the MODELs, --model reports of the
+ *       same lab, in place of its own, on stdout: each record takes the predictions (predicted,
+ *       predicted_low, range_reason, range_against) of a MODEL's record of the same variant and
+ *       parameters, a metric the MODEL does not predict loses its prediction, and model_gpu is
+ *       the first MODEL's; every measurement stays as it was. The census of today's model, or of other
+ *       facts (--gpu, --gpu-profile), on measurements taken before (tests/model_census.sh
+ *       --from). Exit status 2 when a record of RECORDED has none in MODEL
  *   memlab_report series --variant V --x PARAM --columns C,... [SELECTION] REPORT.json...
  *       a line plot's columns: PARAM, then each C, one row per value of PARAM
  *   memlab_report bars [--variants V,...] --columns C,... [SELECTION] REPORT.json...
@@ -81,7 +93,7 @@
 
 static int usage_error(const char *message, const char *detail)
 {
-    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|checks|census|series|bars|demo|html ...; see "
+    fprintf(stderr, "memlab_report: %s%s (usage: memlab_report csv|markdown|title|notes|device|caches|labs|seconds|checks|census|arguments|repredict|series|bars|demo|html ...; see "
                     "the comment at the top of tools/report/memlab_report.c)\n", message, detail);
     return EXIT_USAGE;
 }
@@ -337,6 +349,118 @@ static int census_command(int argc, char **argv)
         }
     }
     free_request(&request);
+    return status;
+}
+
+static int arguments_command(int argc, char **argv)
+{
+    cJSON *report;
+    int status = load_one_report("arguments", argc, argv, &report);
+    if (status != EXIT_SUCCESS)
+        return status;
+    const char *lab = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(report, "lab"));
+    const cJSON *seed = cJSON_GetObjectItemCaseSensitive(report, "seed");
+    const cJSON *record;
+    cJSON_ArrayForEach(record, rd_records(report)) {
+        const char *variant =
+            cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(record, "variant"));
+        /* The seed is a string: a 64-bit number does not fit a JSON number exactly. */
+        if (lab == NULL || variant == NULL || !cJSON_IsString(seed)) {
+            fprintf(stderr, "memlab_report: arguments: %s has no lab, seed or variant\n", argv[0]);
+            status = EXIT_USAGE;
+            break;
+        }
+        printf("%s --seed %s --variant %s", lab, seed->valuestring, variant);
+        const cJSON *param;
+        cJSON_ArrayForEach(param, rd_params(record)) {
+            if (cJSON_IsNumber(param))
+                printf(" --%s %.17g", param->string, param->valuedouble);
+            else if (cJSON_IsString(param))
+                printf(" --%s %s", param->string, param->valuestring);
+        }
+        printf("\n");
+    }
+    cJSON_Delete(report);
+    return status;
+}
+
+/* The first record of the models with record's variant and parameters, or NULL. */
+static const cJSON *same_run(cJSON *const *models, int model_count, const cJSON *record)
+{
+    const cJSON *wanted = cJSON_GetObjectItemCaseSensitive(record, "variant");
+    for (int m = 0; m < model_count; m++) {
+        const cJSON *candidate;
+        cJSON_ArrayForEach(candidate, rd_records(models[m])) {
+            const cJSON *variant = cJSON_GetObjectItemCaseSensitive(candidate, "variant");
+            if (cJSON_Compare(variant, wanted, true) &&
+                cJSON_Compare(rd_params(candidate), rd_params(record), true))
+                return candidate;
+        }
+    }
+    return NULL;
+}
+
+static int repredict_command(int argc, char **argv)
+{
+    if (argc < 2)
+        return usage_error("repredict takes a run's report and --model reports", "");
+    char error[ERROR_SIZE];
+    cJSON *recorded = rd_load(argv[0], error, sizeof error);
+    int model_count = argc - 1;
+    cJSON **models = calloc((size_t)model_count, sizeof *models);
+    bool loaded = recorded != NULL && models != NULL;
+    for (int m = 0; loaded && m < model_count; m++)
+        loaded = (models[m] = rd_load(argv[1 + m], error, sizeof error)) != NULL;
+    if (!loaded) {
+        fprintf(stderr, "memlab_report: %s\n", models == NULL ? "out of memory" : error);
+        cJSON_Delete(recorded);
+        for (int m = 0; models != NULL && m < model_count; m++)
+            cJSON_Delete(models[m]);
+        free(models);
+        return EXIT_USAGE;
+    }
+    static const char *const prediction_fields[] = {"predicted", "predicted_low", "range_reason",
+                                                    "range_against"};
+    int status = EXIT_SUCCESS;
+    cJSON *record;
+    cJSON_ArrayForEach(record, cJSON_GetObjectItemCaseSensitive(recorded, "records")) {
+        const cJSON *predicted = same_run(models, model_count, record);
+        if (predicted == NULL) {
+            char *params = cJSON_PrintUnformatted(rd_params(record));
+            const char *variant =
+                cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(record, "variant"));
+            fprintf(stderr, "memlab_report: repredict: no --model report has a record of %s %s\n",
+                    variant != NULL ? variant : "?", params != NULL ? params : "");
+            free(params);
+            status = EXIT_USAGE;
+            break;
+        }
+        cJSON *metric;
+        cJSON_ArrayForEach(metric, cJSON_GetObjectItemCaseSensitive(record, "metrics")) {
+            const cJSON *source = cJSON_GetObjectItemCaseSensitive(rd_metrics(predicted),
+                                                                   metric->string);
+            for (size_t f = 0; f < sizeof prediction_fields / sizeof prediction_fields[0]; f++) {
+                const cJSON *value = cJSON_GetObjectItemCaseSensitive(source, prediction_fields[f]);
+                cJSON *copy = value != NULL ? cJSON_Duplicate(value, true) : cJSON_CreateNull();
+                if (copy == NULL || !cJSON_ReplaceItemInObjectCaseSensitive(
+                                        metric, prediction_fields[f], copy))
+                    cJSON_Delete(copy);
+            }
+        }
+    }
+    const cJSON *facts = cJSON_GetObjectItemCaseSensitive(models[0], "model_gpu");
+    if (status == EXIT_SUCCESS && facts != NULL)
+        cJSON_ReplaceItemInObjectCaseSensitive(recorded, "model_gpu", cJSON_Duplicate(facts, true));
+    if (status == EXIT_SUCCESS) {
+        char *text = cJSON_Print(recorded);
+        if (text == NULL || printf("%s\n", text) < 0)
+            status = EXIT_USAGE;
+        free(text);
+    }
+    cJSON_Delete(recorded);
+    for (int m = 0; m < model_count; m++)
+        cJSON_Delete(models[m]);
+    free(models);
     return status;
 }
 
@@ -919,6 +1043,10 @@ int main(int argc, char **argv)
         return checks_command(argc - 2, argv + 2);
     if (strcmp(command, "census") == 0)
         return census_command(argc - 2, argv + 2);
+    if (strcmp(command, "arguments") == 0)
+        return arguments_command(argc - 2, argv + 2);
+    if (strcmp(command, "repredict") == 0)
+        return repredict_command(argc - 2, argv + 2);
     if (strcmp(command, "series") == 0)
         return columns_command(argc - 2, argv + 2, true);
     if (strcmp(command, "bars") == 0)
