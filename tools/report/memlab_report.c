@@ -40,7 +40,8 @@
  *       RECORDED, a run's report, with the predictions of the MODELs, --model reports of the
  *       same lab, in place of its own, on stdout: each record takes the predictions (predicted,
  *       predicted_low, range_reason, range_against) of a MODEL's record of the same variant and
- *       parameters, a metric the MODEL does not predict loses its prediction, and model_gpu is
+ *       parameters (a parameter the lab has gained since: at its default), a metric the MODEL
+ *       does not predict loses its prediction, and model_gpu is
  *       the first MODEL's; every measurement stays as it was. The census of today's model, or of other
  *       facts (--gpu, --gpu-profile), on measurements taken before (tests/model_census.sh
  *       --from). Exit status 2 when a record of RECORDED has none in MODEL
@@ -384,6 +385,19 @@ static int arguments_command(int argc, char **argv)
     return status;
 }
 
+/* Whether candidate has every parameter of record, with its value (a lab that has gained a
+ * parameter since record was measured runs it at its default). */
+static bool has_params_of(const cJSON *candidate, const cJSON *record)
+{
+    const cJSON *param;
+    cJSON_ArrayForEach(param, rd_params(record)) {
+        const cJSON *other = cJSON_GetObjectItemCaseSensitive(rd_params(candidate), param->string);
+        if (!cJSON_Compare(param, other, true))
+            return false;
+    }
+    return true;
+}
+
 /* The first record of the models with record's variant and parameters, or NULL. */
 static const cJSON *same_run(cJSON *const *models, int model_count, const cJSON *record)
 {
@@ -392,8 +406,7 @@ static const cJSON *same_run(cJSON *const *models, int model_count, const cJSON 
         const cJSON *candidate;
         cJSON_ArrayForEach(candidate, rd_records(models[m])) {
             const cJSON *variant = cJSON_GetObjectItemCaseSensitive(candidate, "variant");
-            if (cJSON_Compare(variant, wanted, true) &&
-                cJSON_Compare(rd_params(candidate), rd_params(record), true))
+            if (cJSON_Compare(variant, wanted, true) && has_params_of(candidate, record))
                 return candidate;
         }
     }
