@@ -455,8 +455,12 @@ static int repredict_command(int argc, char **argv)
             for (size_t f = 0; f < sizeof prediction_fields / sizeof prediction_fields[0]; f++) {
                 const cJSON *value = cJSON_GetObjectItemCaseSensitive(source, prediction_fields[f]);
                 cJSON *copy = value != NULL ? cJSON_Duplicate(value, true) : cJSON_CreateNull();
-                if (copy == NULL || !cJSON_ReplaceItemInObjectCaseSensitive(
-                                        metric, prediction_fields[f], copy))
+                bool placed = copy != NULL &&
+                              (cJSON_HasObjectItem(metric, prediction_fields[f])
+                                   ? cJSON_ReplaceItemInObjectCaseSensitive(
+                                         metric, prediction_fields[f], copy)
+                                   : cJSON_AddItemToObject(metric, prediction_fields[f], copy));
+                if (!placed)
                     cJSON_Delete(copy);
             }
         }
