@@ -59,6 +59,17 @@ done
 report_tool=$build/tools/memlab_report
 [[ -x $report_tool ]] || { echo "model_census.sh: $report_tool is not built" >&2; exit 2; }
 
+# The census of REPORTS...: what missed (outside, or inside a wide range), then the census line,
+# also kept in $out/census.txt; the status of memlab_report census.
+print_census() {
+  "$report_tool" census --list "$@" 2>/dev/null | grep -E '^(outside|wide): ' | sort
+  "$report_tool" census "$@" 2>/dev/null | tee "$out/census.txt"
+  return "${PIPESTATUS[0]}"
+}
+
+[[ -n $from || ${#facts[@]} -eq 0 ]] ||
+  { echo "model_census.sh: ${facts[0]} chooses the facts of --from's predictions: give --from DIR too" >&2; exit 2; }
+
 # ---- --from: measurements kept, predictions anew -------------------------------------------------
 if [[ -n $from ]]; then
   [[ -d $from/data ]] && from=$from/data
@@ -84,9 +95,8 @@ if [[ -n $from ]]; then
       { failed=$((failed + 1)); rm -f "$out/$name.json"; }
   done
   reports=("$out"/*.json)
-  "$report_tool" census --list "${reports[@]}" 2>/dev/null | grep -E '^(outside|wide): ' | sort
-  "$report_tool" census "${reports[@]}" 2>/dev/null | tee "$out/census.txt"
-  census_status=${PIPESTATUS[0]}
+  print_census "${reports[@]}"
+  census_status=$?
   echo "model_census: ${#recorded[@]} reports from $from predicted anew${facts[*]:+ (${facts[*]})}, $failed failed; in $out"
   [[ $failed -eq 0 && $census_status -eq 0 ]]
   exit
@@ -280,8 +290,7 @@ if [[ -n $model ]]; then
   [[ $failed -eq 0 ]]
   exit
 fi
-"$report_tool" census --list "${reports[@]}" 2>/dev/null | grep -E '^(outside|wide): ' | sort
-"$report_tool" census "${reports[@]}" 2>/dev/null | tee "$out/census.txt"
-census_status=${PIPESTATUS[0]}
+print_census "${reports[@]}"
+census_status=$?
 echo "model_census: seed $seed: $((ran - failed)) of $runs runs ran"
 [[ $failed -eq 0 && $census_status -eq 0 ]]

@@ -277,7 +277,6 @@ static void model_coarsened_tile(const tile_reads *reads, long long i, long long
                             "of the blocks beside them wait, and the counter counts the waits: " \
                             "bounded at a wavefront a block for each 128 bytes of a phase's " \
                             "tiles (none in one wave)"
-#define WAVEFRONT_BYTES 128.0 /* 32 banks of 4 bytes */
 
 static void predict_shared_loads(ml_prediction *prediction, long long m, long long n,
                                  long long k, const block_tile *tile, long long tile_k,
@@ -291,7 +290,8 @@ static void predict_shared_loads(ml_prediction *prediction, long long m, long lo
         ml_predict(prediction, "shared_load_transactions", loads);
     else
         ml_predict_range(prediction, "shared_load_transactions", loads,
-                         loads + blocks * tile_bytes / WAVEFRONT_BYTES, SHARED_WAITS_REASON);
+                         loads + blocks * tile_bytes / (ML_SHARED_BANKS * ML_BANK_BYTES),
+                         SHARED_WAITS_REASON);
 }
 
 /* tiled, the shared-load wavefronts of one phase of a block, as the compiler emits the loads:
