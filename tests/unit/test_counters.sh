@@ -148,6 +148,17 @@ echo '{"lab": "unified_memory", "records": [{"variant": "pinned_copy", "params":
   {"variant": "zero_copy", "params": {}, "pct_of_ceiling": 1.7, "pct_of_peak": 77.6}]}' >"$work/e.json"
 [[ $("$counters" best --peak "$work/e.json") == "zero_copy 77.6 peak" ]] ||
   fail "best --peak did not pick zero_copy at 77.6% of its peak"
+# bench-json: a lab whose counters Nsight Compute reads none of (ncu seconds "-") has no ncu
+# seconds and no ratio, not 0 and NaN; another lab keeps both.
+printf 'unified_memory\tpinned_copy\t85.9\tpeak\t2.401\t-\ncoalescing\tcoalesced\t91.2\tcopy\t1.5\t3.0\n' >"$work/rows.tsv"
+bench=$("$counters" bench-json "$work/rows.tsv") || fail "bench-json exited non-zero"
+python3 - "$bench" <<'PY' || fail "bench-json: wrong ncu seconds or ratio: $bench"
+import json, sys
+labs = json.loads(sys.argv[1])["labs"]
+assert labs[0]["ncu_collection_s"] is None and labs[0]["memlab_over_ncu"] is None, labs[0]
+assert labs[0]["memlab_collection_s"] == 2.401, labs[0]
+assert labs[1]["ncu_collection_s"] == 3.0 and labs[1]["memlab_over_ncu"] == 0.5, labs[1]
+PY
 echo '{"lab": "bank_conflicts", "records": [{"variant": "x", "params": {}, "pct_of_ceiling": null}]}' >"$work/d.json"
 "$counters" best "$work/d.json" >/dev/null 2>&1
 [[ $? == 2 ]] || fail "best of a report without timings did not exit 2"

@@ -67,8 +67,11 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
     echo "memlab bench: $program with counters exited non-zero" >&2
   memlab_cost=$("$counters" counter-seconds "$work/$program-counters.json") || memlab_cost=nan
 
-  ncu_cost=0
+  # A lab whose counters are all the driver's unified-memory records (lab 09) has nothing
+  # Nsight Compute reads: its ncu seconds and ratio are "-", not a comparison with nothing.
+  ncu_cost=-
   while read -r variant kernel names; do
+    [[ $ncu_cost == - ]] && ncu_cost=0
     profiled=$(seconds ncu --metrics "$names" --kernel-name-base mangled --kernel-name "$kernel" \
       --launch-count 1 "$lab" --variant "$variant" "${quick[@]}" --metrics none)
     plain=$(seconds "$lab" --variant "$variant" "${quick[@]}" --metrics none)
@@ -76,7 +79,7 @@ for directory in "$root"/labs/[0-9][0-9]_*/; do
   done < <("$counters" variants "$work/$program-counters.json")
 
   ratio=$(awk -v a="$memlab_cost" -v b="$ncu_cost" \
-    'BEGIN { if (a != "nan" && b > 0) printf "%.2f", a / b; else print "nan" }')
+    'BEGIN { if (b == "-") print "-"; else if (a != "nan" && b > 0) printf "%.2f", a / b; else print "nan" }')
   printf '%-16s %-22s %8s %-8s %12s %12s %8s\n' "$program" "$best" "$percent" "$ceiling" \
     "$memlab_cost" "$ncu_cost" "$ratio"
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$program" "$best" "$percent" "$ceiling" "$memlab_cost" \

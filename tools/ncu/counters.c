@@ -33,7 +33,8 @@
  *       (pct_of_peak: lab 09's host link, where the device copy says nothing), CEILING "peak"
  *   memlab_counters bench-json ROWS.tsv
  *       ./memlab bench's rows (lab, best variant, % of ceiling, ceiling, memlab seconds, ncu
- *       seconds; tab-separated) as JSON on standard output
+ *       seconds or "-" where ncu reads none of the lab's counters; tab-separated) as JSON on
+ *       standard output
  *
  * Exit status 2 for bad input (missing file, not a report, unknown variant).
  */
@@ -424,6 +425,8 @@ static int bench_json(const char *path)
         }
         if (count != 6)
             die("a bench row needs 6 tab-separated fields in ", path);
+        /* ncu seconds "-": nothing of the lab's counters is one Nsight Compute reads. */
+        int ncu_reads_none = strcmp(field[5], "-") == 0;
         double memlab_s = strtod(field[4], NULL), ncu_s = strtod(field[5], NULL);
         cJSON *row = cJSON_CreateObject();
         cJSON_AddStringToObject(row, "lab", field[0]);
@@ -431,8 +434,11 @@ static int bench_json(const char *path)
         cJSON_AddNumberToObject(row, "pct_of_ceiling", strtod(field[2], NULL));
         cJSON_AddStringToObject(row, "ceiling", field[3]);
         cJSON_AddNumberToObject(row, "memlab_collection_s", memlab_s);
-        cJSON_AddNumberToObject(row, "ncu_collection_s", ncu_s);
-        if (ncu_s > 0)
+        if (ncu_reads_none)
+            cJSON_AddNullToObject(row, "ncu_collection_s");
+        else
+            cJSON_AddNumberToObject(row, "ncu_collection_s", ncu_s);
+        if (ncu_s > 0 && !ncu_reads_none)
             cJSON_AddNumberToObject(row, "memlab_over_ncu", memlab_s / ncu_s);
         else
             cJSON_AddNullToObject(row, "memlab_over_ncu");
