@@ -90,8 +90,22 @@ static void dirty_kept(const ml_gpu_facts *gpu, double output_bytes, double read
     *kept = fmin(output_bytes, fmin(dirty_bytes, share));
 }
 
+/* A sparse gather across a wide span: its reads fill under half the lines of the span they lie
+ * in, and the span is past GATHER_SPAN_BYTES. Its kernel's lines fit in the L2, and yet the L2
+ * writes part of the output back during it. Measured on an H200 (session 6, lab 04's strided
+ * copy with l2_fetch 32 to 128, outputs of 8 KB to 128 KB): at spans of 2 MiB and less, none;
+ * at 8 MiB, at most 3% of the output; at 16 MiB, 4.7 to 7.8%; at 20 to 128 MiB, 15 to 24.4%,
+ * whether the reads filled 0.5 or 4 MB of lines. A coalesced copy whose input spans 17.6 MB
+ * wrote 1.1% at most, so it is the gather's spread, not the span alone. Under Nsight Compute,
+ * whose cache control leaves the L2 empty where memlab's flush leaves it full of clean lines,
+ * the same gather wrote nothing: the L2 evicts dirty output lines to make room for lines from
+ * pages it had no room for, and which it picks is the L2's replacement policy, which NVIDIA
+ * does not publish. The model states a residue of up to GATHER_WRITE_SHARE of the output. */
+#define GATHER_SPAN_BYTES (8.0 * 1024 * 1024)
+#define GATHER_WRITE_SHARE 0.25
+
 void ml_predict_dram_writes_after(ml_prediction *prediction, double output_bytes,
-                                  double read_line_bytes)
+                                  double read_line_bytes, double read_span_bytes)
 {
     const ml_gpu_facts *gpu = ml_model_gpu();
     if (gpu->l2_dirty_high_bytes <= 0) {
@@ -110,7 +124,15 @@ void ml_predict_dram_writes_after(ml_prediction *prediction, double output_bytes
     double low = output_bytes - kept_most, high = output_bytes - kept_least;
     /* What the measurements wrote where nothing was evicted: 1.1% of the output at most. */
     double residue = 0.05 * output_bytes;
-    if (high <= residue)
+    int sparse_wide_gather = read_span_bytes > GATHER_SPAN_BYTES &&
+                             read_line_bytes < read_span_bytes / 2;
+    if (high <= residue && sparse_wide_gather)
+        ml_predict_residue(prediction, "dram_write_bytes", GATHER_WRITE_SHARE * output_bytes,
+                           output_bytes,
+                           "the kernel's lines fit in the L2, but a gather that reads a line here "
+                           "and there across more than 8 MiB makes the L2 write some of the dirty "
+                           "output back: up to a quarter of it (measured; lab_table.c)");
+    else if (high <= residue)
         ml_predict_residue(prediction, "dram_write_bytes", residue, output_bytes,
                            "the L2 is write-back and the kernel's lines fit in it: its output "
                            "stays in the L2, dirty, when the kernel ends, and almost none of it "
@@ -129,7 +151,7 @@ void ml_predict_dram_writes_after(ml_prediction *prediction, double output_bytes
 
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes)
 {
-    ml_predict_dram_writes_after(prediction, output_bytes, output_bytes);
+    ml_predict_dram_writes_after(prediction, output_bytes, output_bytes, output_bytes);
 }
 
 double ml_kernel_code_bytes(const ml_problem *problem, double *constant_bytes)

@@ -91,7 +91,8 @@ void ml_predict_range(ml_prediction *prediction, const char *alias, double low, 
 void ml_predict_residue(ml_prediction *prediction, const char *alias, double high, double against,
                         const char *reason);
 /* dram_write_bytes of a kernel that writes output_bytes (in whole sectors) and reads no more
- * than that from DRAM: ml_predict_dram_writes_after(prediction, output_bytes, output_bytes). */
+ * than that from DRAM: ml_predict_dram_writes_after(prediction, output_bytes, output_bytes,
+ * output_bytes). */
 void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
 /* dram_write_bytes of a kernel that writes output_bytes (in whole sectors) while its DRAM reads
  * fill read_line_bytes of the L2's 128-byte lines (a gather that reads 4 bytes of each line
@@ -99,12 +100,14 @@ void ml_predict_dram_writes(ml_prediction *prediction, double output_bytes);
  * what it still holds when the kernel's range closes is never written in it. While the
  * kernel's lines (read_line_bytes + output_bytes) fit in the L2's traffic capacity
  * (ml_gpu_facts.l2_traffic_*), nothing is evicted: a residue from zero, at most 5% of the
- * output (measured: 1.1% at most). Past it the L2 keeps at most l2_dirty_* bytes of the output,
+ * output (measured: 1.1% at most), unless the reads are a sparse gather (their lines under half
+ * of read_span_bytes, the span they lie in) across more than 8 MiB: up to a quarter of the
+ * output (lab_table.c says what was measured). Past it the L2 keeps at most l2_dirty_* bytes of the output,
  * and no more than the capacity's share of the output in the traffic: a range from the output
  * less the most it keeps to the output less the least. For a GPU whose dirty L2 is not
  * measured, from the output less half the L2 to the output. */
 void ml_predict_dram_writes_after(ml_prediction *prediction, double output_bytes,
-                                  double read_line_bytes);
+                                  double read_line_bytes, double read_span_bytes);
 
 typedef struct ml_variant ml_variant;
 typedef struct ml_family ml_family;

@@ -171,7 +171,8 @@ static double dram_read_bytes(const copy_state *copy, uint64_t fill_bytes)
 /* DRAM reads: the input's fills, and the floor every launch reads besides (the kernel's code and
  * constants, page-table walks: ml_predict_dram_reads). DRAM writes: the output in whole sectors,
  * less what the L2 still holds dirty when the kernel ends (ml_predict_dram_writes_after), which
- * depends on how many of the L2's lines the reads pass through it. */
+ * depends on how many of the L2's lines the reads pass through it, and on how widely they are
+ * spread over the input. */
 static void predict_dram(const ml_problem *problem, const copy_state *copy,
                          ml_prediction *prediction)
 {
@@ -186,7 +187,7 @@ static void predict_dram(const ml_problem *problem, const copy_state *copy,
                               : NULL);
     double output_sectors = ceil((double)copy->n * sizeof(float) / ML_SECTOR_BYTES);
     ml_predict_dram_writes_after(prediction, output_sectors * ML_SECTOR_BYTES,
-                                 dram_read_bytes(copy, 128));
+                                 dram_read_bytes(copy, 128), (double)copy->in_count * sizeof(float));
 }
 
 static void predict_from_totals(const ml_global_totals *loads, const ml_global_totals *stores,

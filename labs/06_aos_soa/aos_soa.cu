@@ -223,7 +223,7 @@ static void predict_from_accesses(const ml_problem *problem, uint64_t n,
     /* The buffers: what is read and what is written (the SoA's arrays are pitched to lines). */
     ml_predict_dram_reads(prediction, problem, dram_read_bytes, dram_read_bytes,
                           dram_read_bytes + dram_write_bytes, NULL);
-    ml_predict_dram_writes_after(prediction, dram_write_bytes, dram_read_bytes);
+    ml_predict_dram_writes_after(prediction, dram_write_bytes, dram_read_bytes, dram_read_bytes);
 }
 
 /* Both AoS kernels copy the whole particle (32 bytes in either struct), whichever update they

@@ -344,7 +344,7 @@ static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
     const double mib = 1048576.0, l2 = 60 * mib;
     ml_prediction prediction = {0};
     ml_model_gpu_set(ml_gpu_facts_named("h200"));
-    ml_predict_dram_writes_after(&prediction, 12 * mib, 12 * mib);
+    ml_predict_dram_writes_after(&prediction, 12 * mib, 12 * mib, 12 * mib);
     assert_near(prediction.low[0], 0);
     assert_near(prediction.high[0], 0.05 * 12 * mib);
     assert_near(prediction.against[0], 12 * mib);
@@ -352,17 +352,27 @@ static void dram_writes_are_the_output_less_what_the_l2_keeps(void **state)
     assert_near(prediction.low[1], 256 * mib - 30e6);
     assert_near(prediction.high[1], 256 * mib - 15.5e6);
     assert_near(prediction.against[1], 0);
-    ml_predict_dram_writes_after(&prediction, 4 * mib, 128 * mib);
+    ml_predict_dram_writes_after(&prediction, 4 * mib, 128 * mib, 128 * mib);
     assert_near(prediction.low[2], 4 * mib - 1.1 * l2 * 4 / 132);
     assert_near(prediction.high[2], 4 * mib - 0.5 * l2 * 4 / 132);
-    ml_predict_dram_writes_after(&prediction, 30 * mib, 30 * mib);
+    ml_predict_dram_writes_after(&prediction, 30 * mib, 30 * mib, 30 * mib);
     assert_near(prediction.low[3], 0);
     assert_near(prediction.high[3], 30 * mib - 15.5e6);
     assert_near(prediction.against[3], 0);
+    /* A sparse gather: 0.5 MiB of lines across 32 MiB (lab 04's strided copy at n 8192, stride
+     * 1024) may write a quarter of its output back; across 8 MiB, or dense, the 5% residue. */
+    ml_predict_dram_writes_after(&prediction, 32768, 0.5 * mib, 32 * mib);
+    assert_near(prediction.low[4], 0);
+    assert_near(prediction.high[4], 0.25 * 32768);
+    assert_near(prediction.against[4], 32768);
+    ml_predict_dram_writes_after(&prediction, 32768, 0.5 * mib, 8 * mib);
+    assert_near(prediction.high[5], 0.05 * 32768);
+    ml_predict_dram_writes_after(&prediction, 32768, 20 * mib, 32 * mib);
+    assert_near(prediction.high[6], 0.05 * 32768);
     ml_model_gpu_set(ml_gpu_facts_named("t4"));
     ml_predict_dram_writes(&prediction, 256 * mib);
-    assert_near(prediction.low[4], 254 * mib);
-    assert_near(prediction.high[4], 256 * mib);
+    assert_near(prediction.low[7], 254 * mib);
+    assert_near(prediction.high[7], 256 * mib);
     ml_model_gpu_set(ml_gpu_facts_named("h100"));
 }
 
