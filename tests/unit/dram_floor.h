@@ -17,7 +17,7 @@ typedef struct {
 } dram_floor;
 
 /* The floor the reason states ("...; and each launch's floor: 640 B of code and 560 B of
- * constants (sm_90) left in DRAM by the L2 flush, 1664-2304 B more (page tables and the like:
+ * constants (sm_90) left in DRAM by the L2 flush, 1280-2944 B more (page tables and the like:
  * gpu_facts.c)", or "up to
  * 32768 B of code and constants (none for sm_80 found), ..."); fails the running CMocka test if
  * it states none. */
@@ -45,7 +45,7 @@ static inline dram_floor dram_floor_of(const char *reason)
 
 /* The data counts of a dram_read_bytes prediction of a record: its low and high ends less the
  * floor's. With check_floor, the floor must be what the H100's and H200's table says: walks of
- * 1664 to at least 2304 bytes, and code of 128 bytes to 32 KiB with a constant bank of 528 bytes
+ * 1280 to at least 2944 bytes, and code of 128 bytes to 32 KiB with a constant bank of 528 bytes
  * (the driver's) or more where the build holds sm_90 code (a build for other architectures
  * only, MEMLAB_CUDA_ARCH=75, has none: up to 32 KiB). */
 static inline void dram_data(const cJSON *record, int check_floor, double *data_low,
@@ -58,7 +58,7 @@ static inline void dram_data(const cJSON *record, int check_floor, double *data_
     int code_fits = floor.code_known ? floor.code >= 128 && floor.code <= 32768 &&
                                            floor.constants >= 528
                                      : floor.unknown_code == 32768;
-    if (check_floor && (!code_fits || floor.walks_low != 1664 || floor.walks_high < 2304))
+    if (check_floor && (!code_fits || floor.walks_low != 1280 || floor.walks_high < 2944))
         fail_msg("dram_read_bytes: the floor is not the H100/H200's: '%s'", reason);
     *data_low = low - floor.code - floor.constants - floor.walks_low;
     *data_high = high - floor.code - floor.constants - floor.unknown_code - floor.walks_high;

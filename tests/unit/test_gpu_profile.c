@@ -243,7 +243,7 @@ static void facts_come_from_the_profile_then_the_table_then_the_defaults(void **
     assert_true(facts.l1_bytes == 229376);
     assert_int_equal(facts.threads_per_sm, 1536);
     assert_true(facts.l2_dirty_high_bytes == 30e6);
-    assert_true(facts.dram_floor_low_bytes == 1.625 * KIB);
+    assert_true(facts.dram_floor_low_bytes == 1.25 * KIB);
     assert_non_null(strstr(facts.source, "from memlab's table"));
 
     /* A profile that measured the launch's figures too: all of them its own. */

@@ -277,7 +277,7 @@ static void assert_near(double value, double expected)
 }
 
 /* dram_read_bytes: the data, plus the kernel's code and constant bank in the cubin for the model
- * GPU (the program's own kernels: none is loaded here), plus 1664 to 2304 bytes of walks on an
+ * GPU (the program's own kernels: none is loaded here), plus 1280 to 2944 bytes of walks on an
  * H200 and 128 bytes a 2 MiB page spanned past 8 MiB; a kernel the kernels lack, or a GPU whose
  * architecture they lack: up to 32 KiB of code, and a GPU not measured 0 to 4 KiB of walks. */
 static void dram_reads_are_the_data_and_the_floor(void **state)
@@ -304,20 +304,20 @@ static void dram_reads_are_the_data_and_the_floor(void **state)
 
     ml_prediction prediction = {0};
     ml_predict_dram_reads(&prediction, &problem, 4096, 4096, 4096, NULL);
-    assert_near(prediction.low[0], 4096 + 768 + 552 + 1664);
-    assert_near(prediction.high[0], 4096 + 768 + 552 + 2304);
+    assert_near(prediction.low[0], 4096 + 768 + 552 + 1280);
+    assert_near(prediction.high[0], 4096 + 768 + 552 + 2944);
     assert_non_null(strstr(prediction.reason[0], "768 B of code and 552 B of constants (sm_90)"));
     /* 20 MiB spanned: 6 pages past the first 8 MiB; a range of data keeps its reason. */
     ml_predict_dram_reads(&prediction, &problem, 1000, 2000, 20 * 1048576.0, "N is read again");
-    assert_near(prediction.low[1], 1000 + 768 + 552 + 1664);
-    assert_near(prediction.high[1], 2000 + 768 + 552 + 2304 + 6 * 128);
+    assert_near(prediction.low[1], 1000 + 768 + 552 + 1280);
+    assert_near(prediction.high[1], 2000 + 768 + 552 + 2944 + 6 * 128);
     assert_true(strncmp(prediction.reason[1], "N is read again; ", 17) == 0);
 
     problem.variant = &variants[1];
     assert_near(ml_kernel_code_bytes(&problem, NULL), 0);
     ml_predict_dram_reads(&prediction, &problem, 4096, 4096, 4096, NULL);
-    assert_near(prediction.low[2], 4096 + 1664);
-    assert_near(prediction.high[2], 4096 + 32768 + 2304);
+    assert_near(prediction.low[2], 4096 + 1280);
+    assert_near(prediction.high[2], 4096 + 32768 + 2944);
     assert_non_null(strstr(prediction.reason[2], "none for sm_90 found"));
 
     problem.variant = &variants[0];

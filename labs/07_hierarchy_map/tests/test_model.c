@@ -83,7 +83,7 @@ static void an_l1_chase(void **state)
     const cJSON *record = gpu_test_record(report, "chase");
     assert_close(gpu_test_predicted(record, "global_hit_rate"), 100.0 * 16384 / (16384 + 512));
     assert_close(gpu_test_predicted(record, "l2_read_sectors"), 512);
-    assert_dram_data(record, 512 * 64 - 1536, 1.15 * 512 * 64 + 131072, 2304);
+    assert_dram_data(record, 512 * 64 - 1536, 1.15 * 512 * 64 + 131072, 2944);
     cJSON_Delete(report);
 }
 
@@ -104,9 +104,9 @@ static void the_fixed_levels(void **state)
     assert_close(gpu_test_predicted(l1, "l2_read_sectors"), 256);
     assert_close(gpu_test_predicted(l2, "global_hit_rate"), 0);
     assert_close(gpu_test_predicted(l2, "l2_read_sectors"), 51200 + 16384);
-    assert_dram_data(l2, 51200 * 64.0 - 1536, 1.15 * 51200 * 64 + 32768, 2304);
+    assert_dram_data(l2, 51200 * 64.0 - 1536, 1.15 * 51200 * 64 + 32768, 2944);
     assert_close(gpu_test_predicted(dram, "l2_read_sectors"), 16384);
-    assert_dram_data(dram, 16384 * 64.0 - 1536, 1.15 * 16384 * 64 + 32768, 2304 + 128 * 96);
+    assert_dram_data(dram, 16384 * 64.0 - 1536, 1.15 * 16384 * 64 + 32768, 2944 + 128 * 96);
     cJSON_Delete(report);
     /* The H200's L2 is 60 MiB: its eighth, 7.5 MiB, is 61,440 links. */
     report = gpu_test_run_model("--gpu h200 --variant l2_chase --loads 4096", TIME_LIMIT_S);
@@ -159,9 +159,9 @@ static void the_bandwidth_runs(void **state)
     /* The L2 run spans 12,976,128 B: 3 pages of 2 MiB past the floor's first 8 MiB; the DRAM
      * run 207,618,048 B (198 MiB): 95. */
     assert_dram_data(gpu_test_record(report, "l2_bandwidth"), 811008.0 * 16, 811008.0 * 16,
-                     2304 + 128 * 3);
+                     2944 + 128 * 3);
     assert_dram_data(gpu_test_record(report, "dram_bandwidth"), 12976128.0 * 16,
-                     12976128.0 * 16, 2304 + 128 * 95);
+                     12976128.0 * 16, 2944 + 128 * 95);
     cJSON_Delete(report);
 }
 

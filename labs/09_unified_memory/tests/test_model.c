@@ -92,7 +92,9 @@ static void a_first_touch_moves_every_page_once(void **state)
  * 64 KiB; 100,000 floats (98 pages, 112 once grown to big pages) 128 pages, as 112 > 51% of 128
  * but not of 256; 300,000 floats (293 pages, 304 grown) the whole 512. A prefetch moves the
  * pages of its range alone: 1, 98 and 293 pages. Past one block, 600,000 floats: the first
- * block whole, the second's 74 pages (2,400,000 bytes: 586 pages). */
+ * block whole, the second's 74 pages (2,400,000 bytes: 586 pages). Where the prefetcher adds
+ * pages, the faults may come in batches it judges apart, so the first touch is a range from the
+ * grown pages (112, 304) to the run. */
 static void a_small_input_moves_its_power_of_two_run(void **state)
 {
     (void)state;
@@ -100,10 +102,14 @@ static void a_small_input_moves_its_power_of_two_run(void **state)
         "--variant managed_first_touch,managed_prefetch --sweep n=1,100000,300000,600000",
         TIME_LIMIT_S);
     const long long n[] = {1, 100000, 300000, 600000};
-    const double touched[] = {16, 128, 512, 586}, pages[] = {1, 98, 293, 586};
+    const double grown[] = {16, 112, 304, 586}, touched[] = {16, 128, 512, 586};
+    const double pages[] = {1, 98, 293, 586};
     for (int k = 0; k < 4; k++) {
-        assert_point(gpu_test_record_at(report, "managed_first_touch", "n", n[k]), "um_htod_bytes",
-                     touched[k] * PAGE);
+        const cJSON *first_touch = gpu_test_record_at(report, "managed_first_touch", "n", n[k]);
+        if (grown[k] < touched[k])
+            assert_range(first_touch, "um_htod_bytes", grown[k] * PAGE, touched[k] * PAGE);
+        else
+            assert_point(first_touch, "um_htod_bytes", touched[k] * PAGE);
         const cJSON *prefetch = gpu_test_record_at(report, "managed_prefetch", "n", n[k]);
         assert_point(prefetch, "um_htod_bytes", pages[k] * PAGE);
         assert_point(prefetch, "um_htod_migrations", k < 3 ? 1 : 2);
