@@ -352,6 +352,16 @@ static double input_bytes(const ml_problem *problem)
     return (double)ml_size(problem, "n") * sizeof(float);
 }
 
+/* Past FAULTED_DEFICIT_INPUT_BYTES of input, the faults of a kernel have now and then moved fewer
+ * bytes to the GPU than every page: up to a quarter fewer, on a first touch and in ping_pong's
+ * moves to the GPU, never for a prefetch nor below that size (the instructor notes have the
+ * runs). The cause is not found, so the model states the range. */
+#define FAULTED_DEFICIT_INPUT_BYTES 100e6
+#define FAULTED_DEFICIT_SHARE 0.25
+#define FAULTED_DEFICIT_REASON                                                                   \
+    "past 100 MB of input, faults have now and then moved up to a quarter fewer bytes to the "    \
+    "GPU than every page (cause not found)"
+
 /* The placements' predictions for a kernel that reads the input once. managed_on_host: faults
  * on every page of the input, grown and prefetched as the driver does. The prefetcher judges
  * each batch of faults by the pages resident or faulting when it arrives, and the faults of one
@@ -360,7 +370,11 @@ static double input_bytes(const ml_problem *problem)
 static void predict_first_touch(const ml_problem *problem, ml_prediction *prediction)
 {
     migration moved = first_touch(pages_of(problem), 0, 0);
-    if (moved.grown_pages < moved.pages)
+    if (input_bytes(problem) > FAULTED_DEFICIT_INPUT_BYTES)
+        ml_predict_range(prediction, "um_htod_bytes",
+                         (1 - FAULTED_DEFICIT_SHARE) * moved.pages * PAGE_BYTES,
+                         moved.pages * PAGE_BYTES, FAULTED_DEFICIT_REASON);
+    else if (moved.grown_pages < moved.pages)
         ml_predict_range(prediction, "um_htod_bytes", moved.grown_pages * PAGE_BYTES,
                          moved.pages * PAGE_BYTES,
                          "the faulting pages grown to big pages, up to what the prefetcher adds "
@@ -433,12 +447,17 @@ static void predict_ping_pong(const ml_problem *problem, ml_prediction *predicti
     }
     const char *reason = "from the 6th move on, pages the driver marks thrashing (moves within "
                          "its thrashing lapse) move without the rest of their big page: timing decides";
+    const char *reasons[2] = {reason, reason};
+    if (input_bytes(problem) > FAULTED_DEFICIT_INPUT_BYTES) {
+        least[0] *= 1 - FAULTED_DEFICIT_SHARE;
+        reasons[0] = FAULTED_DEFICIT_REASON;
+    }
     const char *aliases[2] = {"um_htod_bytes", "um_dtoh_bytes"};
     for (int back = 0; back < 2; back++) {
         if (least[back] == most[back])
             ml_predict(prediction, aliases[back], most[back]);
         else
-            ml_predict_range(prediction, aliases[back], least[back], most[back], reason);
+            ml_predict_range(prediction, aliases[back], least[back], most[back], reasons[back]);
     }
     prediction->served_by = ML_CONSTANTS(placement, problem)->served_by;
 }

@@ -266,10 +266,17 @@ static void dram_reads_follow_the_l2(void **state)
 
     /* The demo's odd shape, 2045 x 2051 x 2043: M is 2045 x 2051 x 4 = 16,777,180 B, 524,287
      * sectors (16,777,184 B); N 2051 x 2043 x 4 = 16,760,772 B, 523,775 sectors (16,760,800 B):
-     * 33,537,984 B, under the L2, read once by every kernel. */
+     * 33,537,984 B, under the L2, read once by every kernel. coarsened writes P (n % 4 != 0:
+     * all of it) with 4-byte stores, which leave sectors partly written: up to 4% of P's
+     * 2045 x 2043 x 4 bytes more. */
     report = run_model(2045, 2051, 2043);
-    for (const char *const *variant = kernels; *variant != NULL; variant++)
-        assert_dram_point(report, *variant, 33537984.0);
+    for (const char *const *variant = kernels; *variant != NULL; variant++) {
+        if (strcmp(*variant, "coarsened") == 0)
+            assert_dram_range(report, *variant, 33537984.0,
+                              33537984.0 + 0.04 * 2045.0 * 2043 * 4, "4-byte-stored");
+        else
+            assert_dram_point(report, *variant, 33537984.0);
+    }
     cJSON_Delete(report);
 
     /* k = 4096: M = N = 64 MiB, N over the L2: the tiled kernels read N once per block row,
