@@ -92,15 +92,16 @@ static void dirty_kept(const ml_gpu_facts *gpu, double output_bytes, double read
 
 /* A sparse gather across a wide span: its reads fill under half the lines of the span they lie
  * in, and the span is past GATHER_SPAN_BYTES. Its kernel's lines fit in the L2, and yet the L2
- * writes part of the output back during it. Measured on an H200 (session 6, lab 04's strided
+ * writes part of the output back during it. Measured on an H200 (2026-11, lab 04's strided
  * copy with l2_fetch 32 to 128, outputs of 8 KB to 128 KB): at spans of 2 MiB and less, none;
  * at 8 MiB, at most 3% of the output; at 16 MiB, 4.7 to 7.8%; at 20 to 128 MiB, 15 to 24.4%,
  * whether the reads filled 0.5 or 4 MB of lines. A coalesced copy whose input spans 17.6 MB
  * wrote 1.1% at most, so it is the gather's spread, not the span alone. Under Nsight Compute,
  * whose cache control leaves the L2 empty where memlab's flush leaves it full of clean lines,
- * the same gather wrote nothing: the L2 evicts dirty output lines to make room for lines from
- * pages it had no room for, and which it picks is the L2's replacement policy, which NVIDIA
- * does not publish. The model states a residue of up to GATHER_WRITE_SHARE of the output. */
+ * the same gather wrote nothing. So the L2, full, evicts some dirty output lines to make room
+ * for the gather's; which lines it picks is its replacement policy, which NVIDIA does not
+ * publish, and why a wide spread picks more of them is not known. The model states a residue
+ * of up to GATHER_WRITE_SHARE of the output. */
 #define GATHER_SPAN_BYTES (8.0 * 1024 * 1024)
 #define GATHER_WRITE_SHARE 0.25
 
