@@ -29,7 +29,7 @@
  *   1% of the range's high end at their sizes); the other 11, matrix multiplies of thin or
  *   ragged shapes and a broadcast of 4.4 M elements, 3 to 12 KB (75 KB once, coarsened at
  *   2210 x 59 x 2179), which nothing here places. Measured again with the least of three
- *   collections (runner/counters.c; session 6, census draws 61231, 63419 and 64051): the 192
+ *   collections (runner/counters.c; 2026-11, census draws 61231, 63419 and 64051): the 192
  *   launches of a few KB read 1.32 to 2.83 KB beyond data, code and constant bank (one 0.78),
  *   and five collections of one launch differ by up to 0.77 KB. The table takes 1.25 to
  *   2.875 KiB, what was measured: a launch of a few KB gets a range wider than 1.25 (a miss,

@@ -425,7 +425,8 @@ static int bench_json(const char *path)
         }
         if (count != 6)
             die("a bench row needs 6 tab-separated fields in ", path);
-        /* ncu seconds "-": nothing of the lab's counters is one Nsight Compute reads. */
+        /* ncu seconds "-" (read as 0, so no ratio): none of the lab's counters is one Nsight
+         * Compute reads. */
         int ncu_reads_none = strcmp(field[5], "-") == 0;
         double memlab_s = strtod(field[4], NULL), ncu_s = strtod(field[5], NULL);
         cJSON *row = cJSON_CreateObject();
@@ -438,7 +439,7 @@ static int bench_json(const char *path)
             cJSON_AddNullToObject(row, "ncu_collection_s");
         else
             cJSON_AddNumberToObject(row, "ncu_collection_s", ncu_s);
-        if (ncu_s > 0 && !ncu_reads_none)
+        if (ncu_s > 0)
             cJSON_AddNumberToObject(row, "memlab_over_ncu", memlab_s / ncu_s);
         else
             cJSON_AddNullToObject(row, "memlab_over_ncu");
